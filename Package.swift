@@ -1,0 +1,18 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let package = Package(
+    name: "thumbcache",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "DiskLru", targets: ["DiskLru"]),
+        .executable(name: "disklru-bench", targets: ["disklru-bench"]),
+    ],
+    targets: [
+        // A Swift port of Android's DiskLruCache, byte-compatible with OkHttp's and JakeWharton's.
+        .target(name: "DiskLru"),
+        .executableTarget(name: "disklru-bench", dependencies: ["DiskLru"]),
+        .testTarget(name: "DiskLruTests", dependencies: ["DiskLru"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

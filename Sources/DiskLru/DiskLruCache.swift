@@ -1,0 +1,1 @@
+// DiskLru: see DiskLruCache.swift
