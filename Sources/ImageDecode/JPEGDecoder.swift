@@ -16,8 +16,9 @@ final class JPEGDecoder: RowDecoder {
         var header = tc_jpeg_header()
         let status = tc_jpeg_read_header(handle, &header)
         guard status == TC_OK else {
+            let error = ImageDecoder.error(status, message: tc_jpeg_message(handle))
             tc_jpeg_decoder_destroy(handle)
-            throw ImageDecoder.error(status, message: tc_jpeg_message(handle))
+            throw error
         }
         var exifLength = 0
         let orientation = tc_jpeg_exif(handle, &exifLength).flatMap {

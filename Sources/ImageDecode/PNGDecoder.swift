@@ -14,8 +14,9 @@ final class PNGDecoder: RowDecoder {
         var header = tc_png_header()
         let status = tc_png_read_header(handle, &header)
         guard status == TC_OK else {
+            let error = ImageDecoder.error(status, message: tc_png_message(handle))
             tc_png_decoder_destroy(handle)
-            throw ImageDecoder.error(status, message: tc_png_message(handle))
+            throw error
         }
         var exifLength = 0
         let orientation = tc_png_exif(handle, &exifLength).flatMap {

@@ -23,10 +23,10 @@ public struct PixelBuffer: Sendable, Equatable {
     public var rowBytes: Int { width * channels }
     public var hasAlpha: Bool { channels == 4 }
 
-    /// The channel values of one pixel.
-    public subscript(x: Int, y: Int) -> ArraySlice<UInt8> {
+    /// The channel values of one pixel (for inspection; hot loops use `pixels` directly).
+    public subscript(x: Int, y: Int) -> [UInt8] {
         let start = (y * width + x) * channels
-        return pixels[start..<start + channels]
+        return Array(pixels[start..<start + channels])
     }
 
     /// Composites RGBA over an opaque background colour, for outputs without alpha (JPEG).

@@ -15,6 +15,10 @@ struct Resampler {
     private var intermediate: [Float]
     private var floatRow: [Float]
     private var nextRow = 0
+    /// Same size and no crop: rows are kept as they are. Filtering would be a no-op apart
+    /// from premultiplication round-off, which would change colours under low alpha.
+    private let isIdentity: Bool
+    private var copied: [UInt8] = []
 
     /// Resizes `sourceWidth x sourceHeight` to `resizedWidth x resizedHeight`, keeping the
     /// window `crop` of the resized image (the whole of it when nil).
@@ -30,7 +34,10 @@ struct Resampler {
                                  firstOutput: window.y, outputCount: window.height)
         neededRows = vertical.sourceRange
         intermediate = [Float](repeating: 0, count: neededRows.count * window.width * channels)
-        floatRow = [Float](repeating: 0, count: sourceWidth * channels)
+        isIdentity = sourceWidth == resizedWidth && sourceHeight == resizedHeight
+            && window.x == 0 && window.y == 0 && window.width == resizedWidth && window.height == resizedHeight
+        floatRow = [Float](repeating: 0, count: isIdentity ? 0 : sourceWidth * channels)
+        if isIdentity { intermediate = [] }
     }
 
     var outputWidth: Int { horizontal.outputCount }
@@ -39,6 +46,7 @@ struct Resampler {
     /// Filters the next source row (`sourceWidth * channels` bytes) horizontally.
     mutating func push(_ row: UnsafeBufferPointer<UInt8>) {
         defer { nextRow += 1 }
+        if isIdentity { return copied.append(contentsOf: row) }
         guard neededRows.contains(nextRow) else { return }
         let rowLength = outputWidth * channels
         let base = (nextRow - neededRows.lowerBound) * rowLength
@@ -58,6 +66,7 @@ struct Resampler {
     /// Runs the vertical pass and returns 8-bit straight-alpha pixels.
     func finish() -> PixelBuffer {
         precondition(nextRow == sourceHeight, "resampler received \(nextRow) of \(sourceHeight) rows")
+        if isIdentity { return PixelBuffer(width: sourceWidth, height: sourceHeight, channels: channels, pixels: copied) }
         let rowLength = outputWidth * channels
         var output = [UInt8](repeating: 0, count: outputHeight * rowLength)
         var accumulator = [Float](repeating: 0, count: rowLength)
