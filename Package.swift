@@ -7,6 +7,11 @@ let package = Package(
     products: [
         .library(name: "DiskLru", targets: ["DiskLru"]),
         .executable(name: "disklru-bench", targets: ["disklru-bench"]),
+        .library(name: "ImageDecode", targets: ["ImageDecode"]),
+        .executable(name: "thumbcache", targets: ["thumbcache"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
     ],
     targets: [
         // A Swift port of Android's DiskLruCache, byte-compatible with OkHttp's and JakeWharton's.
@@ -15,6 +20,19 @@ let package = Package(
         // Child process for the crash (kill -9) and disk-full tests.
         .executableTarget(name: "disklru-torture", dependencies: ["DiskLru"]),
         .testTarget(name: "DiskLruTests", dependencies: ["DiskLru", "disklru-torture"]),
+
+        // PNG/JPEG decode, Lanczos3 thumbnailing and encode on top of libpng and libjpeg-turbo.
+        .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"]), .brew(["libpng"])]),
+        .systemLibrary(name: "CJPEG", pkgConfig: "libjpeg", providers: [.apt(["libjpeg-dev"]), .brew(["jpeg-turbo"])]),
+        .target(name: "CImageSupport", dependencies: ["CPNG", "CJPEG"]),
+        .target(name: "ImageDecode", dependencies: ["CImageSupport"]),
+        .testTarget(name: "ImageDecodeTests", dependencies: ["ImageDecode"], exclude: ["Fixtures"]),
+        .executableTarget(name: "thumbcache", dependencies: [
+            "ImageDecode",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+        // Seeded mutation fuzzer for the decoders (see Fuzz/README.md).
+        .executableTarget(name: "thumbcache-fuzz", dependencies: ["ImageDecode"], path: "Fuzz/thumbcache-fuzz"),
     ],
     swiftLanguageModes: [.v6]
 )
