@@ -8,10 +8,13 @@ let package = Package(
         .library(name: "DiskLru", targets: ["DiskLru"]),
         .executable(name: "disklru-bench", targets: ["disklru-bench"]),
         .library(name: "ImageDecode", targets: ["ImageDecode"]),
+        .library(name: "ThumbcacheKit", targets: ["ThumbcacheKit"]),
         .executable(name: "thumbcache", targets: ["thumbcache"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
+        .package(url: "https://github.com/swift-server/async-http-client", exact: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio", exact: "2.101.3"),
     ],
     targets: [
         // A Swift port of Android's DiskLruCache, byte-compatible with OkHttp's and JakeWharton's.
@@ -27,8 +30,21 @@ let package = Package(
         .target(name: "CImageSupport", dependencies: ["CPNG", "CJPEG"]),
         .target(name: "ImageDecode", dependencies: ["CImageSupport"]),
         .testTarget(name: "ImageDecodeTests", dependencies: ["ImageDecode"], exclude: ["Fixtures"]),
+        // The caching pipeline: fetch (HTTP cache semantics) → decode → resize → encode → store.
+        .target(name: "ThumbcacheKit", dependencies: [
+            "DiskLru", "ImageDecode",
+            .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
+        ]),
+        .testTarget(name: "ThumbcacheKitTests", dependencies: [
+            "ThumbcacheKit", "thumbcache",
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
+        ]),
         .executableTarget(name: "thumbcache", dependencies: [
-            "ImageDecode",
+            "ImageDecode", "ThumbcacheKit",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // Seeded mutation fuzzer for the decoders (see Fuzz/README.md).

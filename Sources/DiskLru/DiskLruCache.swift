@@ -341,7 +341,9 @@ public final class DiskLruCache: @unchecked Sendable {
                 descriptors.forEach(FileIO.closeDescriptor)
                 guard case .io(_, _, let code) = error, code == ENOENT else { throw error }
                 // A value file vanished underneath us: the entry can never be served again (OkHttp's rule).
-                try removeEntry(entry)
+                // If removing the rest fails too, the entry stays listed and is retried on the next access;
+                // the read itself still just misses.
+                try? removeEntry(entry)
                 return nil
             }
         }

@@ -1,12 +1,13 @@
 import ArgumentParser
+import ThumbcacheKit
 
 /// Root command; each subcommand lives in its own file.
 @main
-struct Thumbcache: ParsableCommand {
+struct Thumbcache: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "thumbcache",
         abstract: "Image thumbnail caching service.",
-        version: "0.1.0",
-        subcommands: [ThumbnailCommand.self]
+        version: ThumbnailPipeline.version,
+        subcommands: [GetCommand.self, InfoCommand.self, StatsCommand.self, ClearCommand.self, ThumbnailCommand.self]
     )
 }

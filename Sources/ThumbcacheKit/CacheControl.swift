@@ -1,0 +1,45 @@
+/// The `Cache-Control` directives a private cache acts on (RFC 9111 §5.2).
+public struct CacheControl: Sendable, Equatable {
+    public var maxAge: Int?
+    public var noStore = false
+    public var noCache = false
+    public var mustRevalidate = false
+    public var isPrivate = false
+    public var isPublic = false
+    public var immutable = false
+
+    public init(maxAge: Int? = nil, noStore: Bool = false, noCache: Bool = false, mustRevalidate: Bool = false) {
+        self.maxAge = maxAge
+        self.noStore = noStore
+        self.noCache = noCache
+        self.mustRevalidate = mustRevalidate
+    }
+
+    /// Parses one or more header values; unknown directives are ignored, as RFC 9111 requires.
+    public init(parsing values: [String]) {
+        for value in values {
+            for part in value.split(separator: ",") {
+                let pieces = part.split(separator: "=", maxSplits: 1)
+                let name = pieces[0].trimmingCharacters(in: .whitespaces).lowercased()
+                let argument = pieces.count > 1
+                    ? pieces[1].trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+                    : nil
+                switch name {
+                case "max-age":
+                    // A malformed max-age makes the response stale (RFC 9111 §4.2.1), not fresh forever.
+                    maxAge = argument.flatMap { Int($0) }.map { max(0, $0) } ?? 0
+                case "no-store": noStore = true
+                // `no-cache="field"` only restricts fields; we treat it like plain no-cache, the safe reading.
+                case "no-cache": noCache = true
+                case "must-revalidate", "proxy-revalidate": mustRevalidate = true
+                case "private": isPrivate = true
+                case "public": isPublic = true
+                case "immutable": immutable = true
+                default: break
+                }
+            }
+        }
+    }
+}
+
+import Foundation

@@ -1,0 +1,18 @@
+import Foundation
+
+/// What asking the origin produced: a new body, or "not modified" with refreshed headers.
+enum FetchOutcome: Sendable {
+    case body(Data, headers: [String: String], requestTime: Date, responseTime: Date)
+    case notModified(headers: [String: String], requestTime: Date, responseTime: Date)
+}
+
+/// Picks the caching headers out of a response (names lower-cased), as stored in `CacheMetadata`.
+func cachingHeaders(_ all: [(String, String)]) -> [String: String] {
+    var kept: [String: String] = [:]
+    for (name, value) in all {
+        let lower = name.lowercased()
+        guard CacheMetadata.keptHeaders.contains(lower) else { continue }
+        kept[lower] = kept[lower].map { "\($0), \(value)" } ?? value
+    }
+    return kept
+}

@@ -1,0 +1,66 @@
+import Foundation
+
+/// RFC 9111 freshness for a private cache, as OkHttp's CacheStrategy computes it: how old a stored response
+/// is, how long it stays fresh, and whether it may be served without asking the origin.
+public struct Freshness: Sendable, Equatable {
+    public let age: TimeInterval
+    public let lifetime: TimeInterval
+    public let cacheControl: CacheControl
+    /// How the lifetime was obtained: "max-age", "expires", "heuristic" or "none".
+    public let source: String
+
+    public init(metadata: CacheMetadata, now: Date) {
+        let headers = metadata.headers
+        cacheControl = CacheControl(parsing: headers["cache-control"].map { [$0] } ?? [])
+        let requestTime = metadata.requestTime
+        let responseTime = metadata.responseTime
+        let served = headers["date"].flatMap(HTTPDate.parse)?.timeIntervalSince1970
+
+        // Age (RFC 9111 §4.2.3).
+        let apparentAge = max(0, responseTime - (served ?? responseTime))
+        let ageValue = headers["age"].flatMap { Double($0) } ?? 0
+        let correctedAgeValue = ageValue + (responseTime - requestTime)
+        let correctedInitialAge = max(apparentAge, correctedAgeValue)
+        age = correctedInitialAge + max(0, now.timeIntervalSince1970 - responseTime)
+
+        // Lifetime (RFC 9111 §4.2.1).
+        if let maxAge = cacheControl.maxAge {
+            lifetime = TimeInterval(maxAge)
+            source = "max-age"
+        } else if let expiresText = headers["expires"] {
+            let expires = HTTPDate.parse(expiresText)?.timeIntervalSince1970 ?? 0  // invalid: already expired
+            lifetime = max(0, expires - (served ?? responseTime))
+            source = "expires"
+        } else if let lastModified = headers["last-modified"].flatMap(HTTPDate.parse)?.timeIntervalSince1970,
+                  !metadata.url.contains("?") {
+            // Heuristic (§4.2.2): 10% of the time since last modification, as OkHttp and browsers do.
+            lifetime = max(0, ((served ?? responseTime) - lastModified) / 10)
+            source = "heuristic"
+        } else {
+            lifetime = 0
+            source = "none"
+        }
+    }
+
+    /// Fresh responses are served straight from the cache; `no-cache` requires revalidation every time.
+    public var isFresh: Bool {
+        !cacheControl.noCache && lifetime > age
+    }
+
+    /// Seconds of freshness left (negative when stale).
+    public var remaining: TimeInterval { lifetime - age }
+}
+
+/// The conditional request headers for revalidating a stored response (RFC 9110 §13.1).
+enum Validators {
+    static func conditionalHeaders(for metadata: CacheMetadata) -> [(String, String)] {
+        var headers: [(String, String)] = []
+        if let etag = metadata.headers["etag"] { headers.append(("If-None-Match", etag)) }
+        if let lastModified = metadata.headers["last-modified"] { headers.append(("If-Modified-Since", lastModified)) }
+        return headers
+    }
+
+    static func hasValidators(_ metadata: CacheMetadata) -> Bool {
+        metadata.headers["etag"] != nil || metadata.headers["last-modified"] != nil
+    }
+}

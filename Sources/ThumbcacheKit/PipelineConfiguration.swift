@@ -1,0 +1,39 @@
+import Foundation
+
+/// Everything `ThumbnailPipeline` can be tuned by. The defaults need no set-up.
+public struct PipelineConfiguration: Sendable {
+    /// Holds `entries/` (the DiskLru directory) and `stats.json`.
+    public var cacheDirectory: URL
+    public var maxDiskSize: Int64 = 512 << 20
+    public var maxDownloadSize = 50_000_000
+    public var connectTimeout: Duration = .seconds(10)
+    public var readTimeout: Duration = .seconds(30)
+    public var totalTimeout: Duration = .seconds(300)
+    public var maxRedirects = 5
+    public var ladder = SizeLadder.standard
+    public var memoryLimits = MemoryCache<String, MemoryEntry>.Limits(totalCost: 64 << 20, count: 2000)
+    public var jpegQuality = 80
+    public var maxPixels = 50_000_000
+    /// How long to wait for another process holding the cache directory.
+    public var lockTimeout: Duration = .seconds(300)
+
+    public init(cacheDirectory: URL) {
+        self.cacheDirectory = cacheDirectory
+    }
+
+    /// `$XDG_CACHE_HOME/thumbcache`, else `~/.cache/thumbcache`.
+    public static var defaultCacheDirectory: URL {
+        let environment = ProcessInfo.processInfo.environment
+        if let xdg = environment["XDG_CACHE_HOME"], xdg.hasPrefix("/") {
+            return URL(fileURLWithPath: xdg).appendingPathComponent("thumbcache")
+        }
+        let home = environment["HOME"] ?? NSHomeDirectory()
+        return URL(fileURLWithPath: home).appendingPathComponent(".cache/thumbcache")
+    }
+}
+
+/// An encoded thumbnail held in memory, with the time its source stops being fresh.
+public struct MemoryEntry: Sendable {
+    public let thumbnail: ThumbnailResult
+    public let freshUntil: Date
+}

@@ -1,0 +1,63 @@
+import DiskLru
+import ImageDecode
+
+/// Why `thumbcache get` (or the pipeline) could not produce a thumbnail. Each case maps to a documented
+/// exit code, and each message names the problem and, where there is one, the fix.
+public enum PipelineError: Error, Sendable, CustomStringConvertible {
+    case invalidSource(String, String)
+    /// Connect or read timeout, refused connection, DNS failure, connection cut mid-body.
+    case network(url: String, reason: String)
+    /// A final status outside 2xx (after redirects).
+    case httpStatus(url: String, status: Int)
+    case tooManyRedirects(url: String, limit: Int)
+    /// The body is not a PNG or JPEG (checked from its first bytes, whatever Content-Type says).
+    case notAnImage(url: String, contentType: String?)
+    /// The body is larger than the download limit (checked while streaming).
+    case downloadTooLarge(url: String, limit: Int)
+    case fileNotFound(path: String)
+    case fileUnreadable(path: String, reason: String)
+    /// Decoding or encoding the image failed (corrupt, unsupported, over the pixel budget).
+    case image(url: String, ImageDecodeError)
+    /// `--offline` and nothing cached for this URL.
+    case offlineMiss(url: String)
+    /// The cache directory could not be opened, locked or written.
+    case cache(DiskLruError)
+    case invalidSize(Int)
+
+    public var description: String {
+        switch self {
+        case .invalidSource(let text, let why): "invalid source \"\(text)\": \(why)"
+        case .network(let url, let reason): "network error fetching \(url): \(reason)"
+        case .httpStatus(let url, let status): "\(url) answered HTTP \(status); nothing was cached"
+        case .tooManyRedirects(let url, let limit): "\(url) redirected more than \(limit) times"
+        case .notAnImage(let url, let type):
+            "\(url) is not a PNG or JPEG image" + (type.map { " (Content-Type: \($0))" } ?? "") + "; nothing was cached"
+        case .downloadTooLarge(let url, let limit):
+            "\(url) is larger than the download limit of \(limit) bytes; raise --max-download-size to allow it"
+        case .fileNotFound(let path): "no such file: \(path)"
+        case .fileUnreadable(let path, let reason): "cannot read \(path): \(reason)"
+        case .image(let url, let error): "\(url): \(error)"
+        case .offlineMiss(let url): "\(url) is not in the cache and --offline forbids fetching it"
+        case .cache(let error): "cache error: \(error)"
+        case .invalidSize(let size): "invalid size \(size): use 1...\(ThumbnailRequest.maxSize)"
+        }
+    }
+
+    /// Exit codes, documented in the README.
+    public var exitCode: Int32 {
+        switch self {
+        case .invalidSource, .invalidSize: 64  // usage (as swift-argument-parser's validation errors)
+        case .network, .tooManyRedirects: 3
+        case .httpStatus: 4
+        case .notAnImage, .fileNotFound, .fileUnreadable: 5
+        case .image(_, let error):
+            switch error {
+            case .tooLarge: 6
+            default: 5
+            }
+        case .downloadTooLarge: 6
+        case .offlineMiss: 7
+        case .cache: 8
+        }
+    }
+}

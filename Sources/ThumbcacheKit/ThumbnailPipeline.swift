@@ -1,0 +1,244 @@
+import DiskLru
+import Foundation
+import ImageDecode
+import NIOCore
+import Synchronization
+
+/// What to do about the origin.
+public enum FetchPolicy: String, Sendable {
+    /// Serve fresh cache entries; revalidate stale ones; fetch misses.
+    case normal
+    /// Never touch the network: serve whatever is cached, fresh or not; a miss is an error.
+    case offline
+    /// Revalidate with the origin even when the cached entry is fresh.
+    case refresh
+}
+
+/// The thumbnail pipeline: fetch → decode → resize → encode → store, doing the least work possible.
+///
+/// A request is answered from the memory cache, else from the disk entry (if fresh, or after a 304), else
+/// from a download. Concurrent requests for one source share one download; for one source and size, one
+/// decode and resize. Each source is one DiskLru entry: metadata, original, one thumbnail per ladder size.
+public final class ThumbnailPipeline: Sendable {
+    public static let version = "0.2.0"
+
+    public let configuration: PipelineConfiguration
+    public let memory: MemoryCache<String, MemoryEntry>
+    private let store: ThumbnailStore
+    private let thumbnailer = Thumbnailer()
+    private let origins = Coalescer<String, Origin>()
+    private let renders = Coalescer<String, ThumbnailResult>()
+    private let httpFetcher = Mutex<HTTPFetcher?>(nil)
+    private let sessionStats = Mutex(CacheStats())
+    private let statsURL: URL
+
+    /// The state of a source once the origin question is settled.
+    struct Origin: Sendable {
+        var metadata: CacheMetadata
+        var servedFrom: ServedFrom
+        /// Bytes fetched just now and not yet stored: they are stored with the first thumbnail that decodes,
+        /// so an original that cannot be decoded is never cached.
+        var downloaded: Data?
+        var downloadedBytes: Int
+        /// False for `Cache-Control: no-store`: nothing goes to disk or memory.
+        var storable: Bool
+        var entry: ThumbnailStore.Entry?
+    }
+
+    public init(configuration: PipelineConfiguration, onLockWait: @Sendable (String) -> Void = { _ in }) throws(PipelineError) {
+        self.configuration = configuration
+        memory = MemoryCache(limits: configuration.memoryLimits)
+        statsURL = configuration.cacheDirectory.appendingPathComponent("stats.json")
+        store = try ThumbnailStore(
+            directory: configuration.cacheDirectory.appendingPathComponent("entries"), maxSize: configuration.maxDiskSize,
+            ladder: configuration.ladder, lockTimeout: configuration.lockTimeout, onLockWait: onLockWait)
+    }
+
+    // MARK: - Public API
+
+    /// A thumbnail whose longest side is `size` (never upscaled) of the image at `source`.
+    public func thumbnail(for source: ImageSource, size: Int, format: ImageFormat? = nil, policy: FetchPolicy = .normal)
+        async throws(PipelineError) -> ThumbnailResult
+    {
+        guard (1...ThumbnailRequest.maxSize).contains(size) else { throw .invalidSize(size) }
+        let key = source.cacheKey
+        let memoryKey = "\(key)/\(size)/\(format?.rawValue ?? "auto")"
+        if policy != .refresh, let hit = memory.value(forKey: memoryKey), policy == .offline || hit.freshUntil > Date() {
+            var result = hit.thumbnail
+            (result.servedFrom, result.bytesDownloaded, result.rendered) = (.memory, 0, false)
+            sessionStats.withLock { $0.record(.memory) }
+            return result
+        }
+        do {
+            let origin = try await origins.value(for: "\(key)|\(policy.rawValue)") {
+                try await self.resolveOrigin(source, key: key, policy: policy)
+            }
+            let result = try await renders.value(for: "\(memoryKey)|\(origin.metadata.responseTime)") {
+                try self.render(origin, source: source, key: key, size: size, format: format)
+            }
+            if origin.storable {
+                let freshUntil = Date().addingTimeInterval(Freshness(metadata: origin.metadata, now: Date()).remaining)
+                memory.set(MemoryEntry(thumbnail: result, freshUntil: freshUntil), forKey: memoryKey, cost: result.data.count)
+            }
+            sessionStats.withLock { $0.record(result.servedFrom) }
+            return result
+        } catch {
+            sessionStats.withLock { $0.failures += 1 }
+            if let error = error as? PipelineError { throw error }
+            throw .network(url: source.normalized, reason: error is CancellationError ? "cancelled" : "\(error)")
+        }
+    }
+
+    /// What is cached for `source`, without fetching anything.
+    public func info(for source: ImageSource) throws(PipelineError) -> EntryInfo? {
+        guard let entry = try store.entry(forKey: source.cacheKey) else { return nil }
+        defer { entry.snapshot.close() }
+        let bytes = (0..<store.ladder.valueCount).reduce(Int64(0)) { $0 + entry.snapshot.length(at: $1) }
+        return EntryInfo(metadata: entry.metadata, cacheKey: source.cacheKey,
+                         freshness: Freshness(metadata: entry.metadata, now: Date()), storedBytes: bytes)
+    }
+
+    /// Counters over every process that used this cache directory, plus its current size.
+    public func statistics() -> (stats: CacheStats, entries: Int, bytes: Int64, maxBytes: Int64) {
+        let total = CacheStats.load(from: statsURL) + sessionStats.withLock { $0 }
+        return (total, store.cache.entryCount, store.cache.size, store.cache.maxSize)
+    }
+
+    /// Removes every cached entry and resets the counters.
+    public func clear() throws(PipelineError) {
+        do { try store.cache.evictAll() } catch { throw .cache(error) }
+        memory.removeAll()
+        sessionStats.withLock { $0 = CacheStats() }
+        CacheStats().save(to: statsURL)
+    }
+
+    /// Saves the counters, closes the cache (releasing the directory lock) and the HTTP client.
+    public func close() async {
+        let session = sessionStats.withLock { stats in
+            defer { stats = CacheStats() }
+            return stats
+        }
+        if session != CacheStats() { (CacheStats.load(from: statsURL) + session).save(to: statsURL) }
+        try? store.cache.close()
+        let fetcher = httpFetcher.withLock { fetcher in
+            defer { fetcher = nil }
+            return fetcher
+        }
+        await fetcher?.shutdown()
+    }
+
+    // MARK: - Origin
+
+    private func resolveOrigin(_ source: ImageSource, key: String, policy: FetchPolicy) async throws(PipelineError) -> Origin {
+        let stored = try store.entry(forKey: key)
+        if let stored {
+            if policy == .offline || (policy == .normal && Freshness(metadata: stored.metadata, now: Date()).isFresh) {
+                return Origin(metadata: stored.metadata, servedFrom: .disk, downloaded: nil, downloadedBytes: 0, storable: true, entry: stored)
+            }
+        } else if policy == .offline {
+            throw .offlineMiss(url: source.normalized)
+        }
+        let conditional = stored.map { Validators.conditionalHeaders(for: $0.metadata) } ?? []
+        switch try await fetch(source, conditional: conditional) {
+        case .notModified(let headers, let requestTime, let responseTime):
+            guard let stored else { throw .network(url: source.normalized, reason: "304 Not Modified to an unconditional request") }
+            var metadata = stored.metadata
+            metadata.headers.merge(headers) { _, new in new }
+            (metadata.requestTime, metadata.responseTime) = (requestTime.timeIntervalSince1970, responseTime.timeIntervalSince1970)
+            if CacheControl(parsing: headers["cache-control"].map { [$0] } ?? []).noStore {
+                store.remove(key: key)
+                return Origin(metadata: metadata, servedFrom: .revalidated, downloaded: nil, downloadedBytes: 0, storable: false, entry: stored)
+            }
+            try store.updateMetadata(key: key, metadata)
+            return Origin(metadata: metadata, servedFrom: .revalidated, downloaded: nil, downloadedBytes: 0, storable: true, entry: stored)
+
+        case .body(let data, let headers, let requestTime, let responseTime):
+            sessionStats.withLock { $0.bytesDownloaded += Int64(data.count) }
+            let info: ImageInfo
+            do { info = try thumbnailer.probe(data) } catch { throw .image(url: source.normalized, error) }
+            var metadata = CacheMetadata(
+                url: source.normalized, headers: headers, requestTime: requestTime, responseTime: responseTime,
+                original: .init(format: info.format.rawValue, width: info.orientedWidth, height: info.orientedHeight, bytes: data.count))
+            let storable = !CacheControl(parsing: headers["cache-control"].map { [$0] } ?? []).noStore
+            if let stored {
+                // The same bytes again (e.g. the origin ignored our validators): keep the stored thumbnails.
+                if storable, (try? stored.original()) == data {
+                    metadata.variants = stored.metadata.variants
+                    try store.updateMetadata(key: key, metadata)
+                    return Origin(metadata: metadata, servedFrom: .network, downloaded: nil, downloadedBytes: data.count,
+                                  storable: true, entry: stored)
+                }
+                // A new original: the old entry, thumbnails included, is outdated (and must go if no-store).
+                if !storable { store.remove(key: key) }
+            }
+            return Origin(metadata: metadata, servedFrom: .network, downloaded: data, downloadedBytes: data.count,
+                          storable: storable, entry: nil)
+        }
+    }
+
+    private func fetch(_ source: ImageSource, conditional: [(String, String)]) async throws(PipelineError) -> FetchOutcome {
+        switch source.kind {
+        case .file:
+            return try FileFetcher(maxBytes: configuration.maxDownloadSize).fetch(source.location, conditional: conditional)
+        case .http:
+            return try await http().fetch(source.location, conditional: conditional)
+        }
+    }
+
+    /// The HTTP client starts its event loop threads, so it is only created once a download is needed:
+    /// a disk hit never pays for it.
+    private func http() -> HTTPFetcher {
+        httpFetcher.withLock { fetcher in
+            if let fetcher { return fetcher }
+            let created = HTTPFetcher(limits: .init(
+                maxBytes: configuration.maxDownloadSize, connectTimeout: TimeAmount(configuration.connectTimeout),
+                readTimeout: TimeAmount(configuration.readTimeout), totalTimeout: TimeAmount(configuration.totalTimeout),
+                maxRedirects: configuration.maxRedirects))
+            fetcher = created
+            return created
+        }
+    }
+
+    // MARK: - Thumbnails
+
+    private func render(_ origin: Origin, source: ImageSource, key: String, size: Int, format: ImageFormat?) throws(PipelineError) -> ThumbnailResult {
+        let downloadedBytes = origin.servedFrom == .network ? origin.downloadedBytes : 0
+        // A stored thumbnail of this size: no decode at all.
+        if let entry = origin.entry, let data = try store.variant(size, of: entry),
+           let stored = ImageFormat.sniff(data), format == nil || format == stored,
+           let info = try? thumbnailer.probe(data) {
+            return ThumbnailResult(data: data, format: stored, width: info.orientedWidth, height: info.orientedHeight,
+                                   servedFrom: origin.servedFrom, source: source.normalized, cacheKey: key,
+                                   bytesDownloaded: downloadedBytes, rendered: false)
+        }
+        // Off-ladder sizes start from the nearest larger stored thumbnail when there is one: a smaller decode.
+        var input: Data
+        if let downloaded = origin.downloaded { input = downloaded } else { input = try origin.entry!.original() }
+        if store.ladder.valueIndex(of: size) == nil, let entry = origin.entry,
+           let rung = store.ladder.rungs(atLeast: size).first(where: entry.metadata.variants.contains),
+           let variant = try store.variant(rung, of: entry) {
+            input = variant
+        }
+        let thumbnail: Thumbnail
+        do {
+            thumbnail = try thumbnailer.makeThumbnail(from: input, ThumbnailRequest(
+                size: size, format: format, jpegQuality: configuration.jpegQuality, maxPixels: configuration.maxPixels))
+        } catch {
+            throw .image(url: source.normalized, error)
+        }
+        if origin.storable {
+            // Ladder sizes in the default format are kept on disk; anything else lives in memory only.
+            let defaultFormat: ImageFormat = thumbnail.sourceInfo.hasAlpha ? .png : .jpeg
+            let keep = store.ladder.valueIndex(of: size) != nil && (format ?? defaultFormat) == defaultFormat
+                ? (size: size, data: thumbnail.data) : nil
+            if let downloaded = origin.downloaded {
+                try store.save(key: key, metadata: origin.metadata, original: downloaded, thumbnail: keep)
+            } else if let keep {
+                try store.addVariant(key: key, fetchedAt: origin.metadata.responseTime, thumbnail: keep)
+            }
+        }
+        return ThumbnailResult(data: thumbnail.data, format: thumbnail.format, width: thumbnail.width, height: thumbnail.height,
+                               servedFrom: origin.servedFrom, source: source.normalized, cacheKey: key,
+                               bytesDownloaded: downloadedBytes, rendered: true)
+    }
+}

@@ -1,0 +1,37 @@
+import Foundation
+import ImageDecode
+
+/// Where a thumbnail came from, cheapest first.
+public enum ServedFrom: String, Sendable, Codable {
+    /// The in-process memory cache.
+    case memory
+    /// The disk cache, fresh: no request was made.
+    case disk
+    /// The disk cache, after the origin answered 304 Not Modified.
+    case revalidated
+    /// A new download.
+    case network
+}
+
+/// A thumbnail and how it was obtained.
+public struct ThumbnailResult: Sendable {
+    public var data: Data
+    public var format: ImageFormat
+    public var width: Int
+    public var height: Int
+    public var servedFrom: ServedFrom
+    public var source: String
+    public var cacheKey: String
+    /// Bytes downloaded to produce this result (0 unless `servedFrom == .network`).
+    public var bytesDownloaded: Int
+    /// Whether a thumbnail had to be decoded and resized (false when a stored one was served).
+    public var rendered: Bool
+}
+
+/// What `thumbcache info` shows about a cached source.
+public struct EntryInfo: Sendable {
+    public var metadata: CacheMetadata
+    public var cacheKey: String
+    public var freshness: Freshness
+    public var storedBytes: Int64
+}

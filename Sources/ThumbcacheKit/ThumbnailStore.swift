@@ -1,0 +1,136 @@
+import DiskLru
+import Foundation
+import ImageDecode
+
+/// The disk layout: one DiskLru entry per source, values [metadata JSON, original bytes, one thumbnail per
+/// ladder size]. An absent thumbnail is an empty value, listed nowhere in the metadata. New thumbnails are
+/// added with `setPartialData`, so the original is never rewritten for them.
+final class ThumbnailStore: Sendable {
+    static let appVersion = 1
+    static let metadataIndex = 0
+    static let originalIndex = 1
+
+    let cache: DiskLruCache
+    let ladder: SizeLadder
+    /// Read-modify-write of an entry's metadata (adding a variant) must not interleave within the process;
+    /// across processes the DiskLru directory lock already serialises everything.
+    private let writeLock = NSLock()
+
+    init(directory: URL, maxSize: Int64, ladder: SizeLadder, lockTimeout: Duration, onLockWait: @Sendable (String) -> Void)
+        throws(PipelineError)
+    {
+        self.ladder = ladder
+        do {
+            do {
+                cache = try DiskLruCache(directory: directory, appVersion: Self.appVersion, valueCount: ladder.valueCount, maxSize: maxSize)
+            } catch .locked {
+                onLockWait("waiting for the cache directory \(directory.path), in use by another thumbcache process…")
+                cache = try DiskLruCache(directory: directory, appVersion: Self.appVersion, valueCount: ladder.valueCount,
+                                         maxSize: maxSize, options: DiskLruOptions(locking: .wait(timeout: lockTimeout)))
+            }
+        } catch {
+            throw .cache(error)
+        }
+    }
+
+    /// A consistent view of one entry: metadata plus lazily read values from the same snapshot.
+    struct Entry: Sendable {
+        let metadata: CacheMetadata
+        let snapshot: DiskLruSnapshot
+
+        func original() throws(PipelineError) -> Data {
+            do { return try snapshot.data(at: ThumbnailStore.originalIndex) } catch { throw .cache(error) }
+        }
+    }
+
+    func entry(forKey key: String) throws(PipelineError) -> Entry? {
+        do {
+            guard let snapshot = try cache.snapshot(forKey: key) else { return nil }
+            guard let metadata = CacheMetadata.decode(try snapshot.data(at: Self.metadataIndex)) else {
+                // Written by an incompatible version: treat as a miss and let the next store replace it.
+                snapshot.close()
+                return nil
+            }
+            return Entry(metadata: metadata, snapshot: snapshot)
+        } catch {
+            throw .cache(error)
+        }
+    }
+
+    func variant(_ size: Int, of entry: Entry) throws(PipelineError) -> Data? {
+        guard entry.metadata.variants.contains(size), let index = ladder.valueIndex(of: size) else { return nil }
+        do {
+            let data = try entry.snapshot.data(at: index)
+            return data.isEmpty ? nil : data
+        } catch {
+            throw .cache(error)
+        }
+    }
+
+    /// Stores a freshly fetched original (dropping every thumbnail of the previous one), or, when
+    /// `metadata` belongs to the stored fetch already, just adds the thumbnail.
+    func save(key: String, metadata: CacheMetadata, original: Data, thumbnail: (size: Int, data: Data)?) throws(PipelineError) {
+        writeLock.lock()
+        defer { writeLock.unlock() }
+        do {
+            let current = try entry(forKey: key)
+            defer { current?.snapshot.close() }
+            if let current, current.metadata.responseTime == metadata.responseTime, current.metadata.url == metadata.url {
+                if let thumbnail { try addVariantLocked(key: key, current: current.metadata, thumbnail: thumbnail) }
+                return
+            }
+            var stored = metadata
+            var values = [Data](repeating: Data(), count: ladder.valueCount)
+            values[Self.originalIndex] = original
+            stored.variants = []
+            if let thumbnail, let index = ladder.valueIndex(of: thumbnail.size) {
+                values[index] = thumbnail.data
+                stored.variants = [thumbnail.size]
+            }
+            values[Self.metadataIndex] = stored.encoded()
+            try cache.setData(values, forKey: key)
+        } catch let error as PipelineError {
+            throw error
+        } catch let error as DiskLruError {
+            throw .cache(error)
+        } catch {
+            throw .cache(.invalidArgument("\(error)"))
+        }
+    }
+
+    /// Adds a thumbnail to the stored entry of the same fetch; a no-op if the entry changed meanwhile.
+    func addVariant(key: String, fetchedAt responseTime: Double, thumbnail: (size: Int, data: Data)) throws(PipelineError) {
+        writeLock.lock()
+        defer { writeLock.unlock() }
+        guard let current = try entry(forKey: key) else { return }
+        defer { current.snapshot.close() }
+        guard current.metadata.responseTime == responseTime else { return }
+        try addVariantLocked(key: key, current: current.metadata, thumbnail: thumbnail)
+    }
+
+    private func addVariantLocked(key: String, current: CacheMetadata, thumbnail: (size: Int, data: Data)) throws(PipelineError) {
+        guard let index = ladder.valueIndex(of: thumbnail.size), !current.variants.contains(thumbnail.size) else { return }
+        var updated = current
+        updated.variants = (current.variants + [thumbnail.size]).sorted()
+        do {
+            try cache.setPartialData([Self.metadataIndex: updated.encoded(), index: thumbnail.data], forKey: key)
+        } catch {
+            throw .cache(error)
+        }
+    }
+
+    /// Replaces only the metadata (after a 304): the original and its thumbnails stay.
+    func updateMetadata(key: String, _ metadata: CacheMetadata) throws(PipelineError) {
+        writeLock.lock()
+        defer { writeLock.unlock() }
+        do {
+            try cache.setPartialData([Self.metadataIndex: metadata.encoded()], forKey: key)
+        } catch {
+            throw .cache(error)
+        }
+    }
+
+    func remove(key: String) {
+        _ = try? cache.remove(key)
+    }
+}

@@ -1,0 +1,102 @@
+import ArgumentParser
+import Foundation
+import ImageDecode
+import ThumbcacheKit
+
+/// `thumbcache get URL --size N`: a thumbnail from memory, disk or network, doing the least work possible.
+struct GetCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "get",
+        abstract: "Get a thumbnail of the image at URL, from the cache or the network.",
+        discussion: """
+            URL is an http(s) URL, a file:// URL or a path. The original and its thumbnails are cached \
+            with HTTP semantics: a fresh entry is served with no request, a stale one is revalidated \
+            (If-None-Match / If-Modified-Since), a changed one is replaced.
+
+            Exit codes: 0 success; 3 network error (timeout, refused, cut connection, too many redirects); \
+            4 HTTP status not 2xx; 5 not an image, corrupt, unsupported or unreadable input; 6 over a limit \
+            (download size, pixel budget); 7 --offline and not cached; 8 cache directory error; 64 usage.
+            """
+    )
+
+    @Argument(help: "http(s) URL, file:// URL or path of the image.")
+    var url: String
+
+    @Option(help: "Longest side of the thumbnail in pixels (never enlarged).")
+    var size: Int
+
+    @Option(name: .shortAndLong, help: "Where to write the thumbnail; - for standard output (default: <name>-<size>.<ext> here).")
+    var output: String?
+
+    @Option(help: "jpeg or png (default: jpeg, or png when the image has transparency).")
+    var format: ImageFormat?
+
+    @OptionGroup var cache: CacheOptions
+
+    @Flag(help: "Answer from the cache only; fail with exit code 7 on a miss.")
+    var offline = false
+
+    @Flag(help: "Revalidate with the origin even if the cached copy is fresh.")
+    var refresh = false
+
+    @Flag(help: "Report as one JSON object (on stdout, or on stderr when the image goes to stdout).")
+    var json = false
+
+    @Option(help: "Largest download accepted, e.g. 50MB.")
+    var maxDownloadSize: ByteCount = ByteCount(bytes: 50_000_000)
+
+    func validate() throws {
+        guard (1...ThumbnailRequest.maxSize).contains(size) else {
+            throw ValidationError("--size must be between 1 and \(ThumbnailRequest.maxSize)")
+        }
+        if offline && refresh { throw ValidationError("--offline and --refresh contradict each other") }
+    }
+
+    func run() async throws {
+        let source: ImageSource
+        do { source = try ImageSource(url) } catch { throw Console.fail(error) }
+        let pipeline = try cache.openPipeline { $0.maxDownloadSize = Int(maxDownloadSize.bytes) }
+        let policy: FetchPolicy = offline ? .offline : refresh ? .refresh : .normal
+        let result: ThumbnailResult
+        do {
+            result = try await pipeline.thumbnail(for: source, size: size, format: format, policy: policy)
+        } catch {
+            await pipeline.close()
+            throw Console.fail(error)
+        }
+        await pipeline.close()
+
+        let destination = output ?? defaultOutput(for: source, format: result.format)
+        do {
+            if destination == "-" {
+                FileHandle.standardOutput.write(result.data)
+            } else {
+                try result.data.write(to: URL(fileURLWithPath: destination), options: .atomic)
+            }
+        } catch {
+            Console.error("cannot write \(destination): \(error.localizedDescription)")
+            throw ExitCode.failure
+        }
+        report(result, destination: destination)
+    }
+
+    private func defaultOutput(for source: ImageSource, format: ImageFormat) -> String {
+        var name = URL(fileURLWithPath: source.location).deletingPathExtension().lastPathComponent
+        if name.isEmpty || name == "/" { name = "thumbnail" }
+        return "\(name)-\(size).\(format.fileExtension)"
+    }
+
+    private func report(_ result: ThumbnailResult, destination: String) {
+        if json {
+            let text = Console.json([
+                "output": destination, "servedFrom": result.servedFrom.rawValue, "source": result.source,
+                "key": result.cacheKey, "format": result.format.rawValue, "width": result.width, "height": result.height,
+                "bytes": result.data.count, "bytesDownloaded": result.bytesDownloaded, "rendered": result.rendered,
+            ])
+            if destination == "-" { Console.error(text) } else { print(text) }
+        } else {
+            let place = destination == "-" ? "standard output" : destination
+            Console.error("\(result.width)x\(result.height) \(result.format.rawValue) (\(result.data.count) bytes) → \(place) [\(result.servedFrom.rawValue)]")
+        }
+    }
+}

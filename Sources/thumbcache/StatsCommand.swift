@@ -1,0 +1,38 @@
+import ArgumentParser
+import Foundation
+import ThumbcacheKit
+
+/// `thumbcache stats`: entries, bytes, hits and misses of the cache directory.
+struct StatsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "stats", abstract: "Show cache size, hits and misses.")
+
+    @OptionGroup var cache: CacheOptions
+
+    @Flag(help: "Print JSON.")
+    var json = false
+
+    func run() async throws {
+        let pipeline = try cache.openPipeline()
+        let (stats, entries, bytes, maxBytes) = pipeline.statistics()
+        await pipeline.close()
+        if json {
+            print(Console.json([
+                "entries": entries, "bytes": bytes, "maxBytes": maxBytes, "hits": stats.hits, "misses": stats.misses,
+                "memoryHits": stats.memoryHits, "diskHits": stats.diskHits, "revalidated": stats.revalidated,
+                "failures": stats.failures, "bytesDownloaded": stats.bytesDownloaded,
+            ]))
+            return
+        }
+        let requests = stats.hits + stats.misses
+        let ratio = requests == 0 ? "-" : String(format: "%.1f%%", 100 * Double(stats.hits) / Double(requests))
+        print("""
+            entries:     \(entries)
+            bytes:       \(bytes) of \(maxBytes)
+            hits:        \(stats.hits) (disk \(stats.diskHits), revalidated \(stats.revalidated), memory \(stats.memoryHits))
+            misses:      \(stats.misses)
+            hit ratio:   \(ratio)
+            failures:    \(stats.failures)
+            downloaded:  \(stats.bytesDownloaded) bytes
+            """)
+    }
+}

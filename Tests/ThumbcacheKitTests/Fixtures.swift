@@ -1,0 +1,46 @@
+import Foundation
+import ThumbcacheKit
+
+/// Images from the ImageDecode test fixtures (licenses in Tests/ImageDecodeTests/Fixtures/LICENSES.md).
+enum Fixtures {
+    static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("ImageDecodeTests/Fixtures")
+
+    /// libjpeg-turbo's testorig.jpg: 227x149 baseline JPEG.
+    static let jpeg = try! Data(contentsOf: directory.appendingPathComponent("testorig.jpg"))
+    /// The same picture as a PNG.
+    static let png = try! Data(contentsOf: directory.appendingPathComponent("testorig.png"))
+    /// libjpeg-turbo's testimgint.jpg: a different JPEG, for "the image changed" cases.
+    static let otherJpeg = try! Data(contentsOf: directory.appendingPathComponent("testimgint.jpg"))
+}
+
+/// A pipeline on a fresh temporary cache directory.
+final class PipelineHarness {
+    let directory: URL
+    var pipeline: ThumbnailPipeline
+
+    init(configure: (inout PipelineConfiguration) -> Void = { _ in }) throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("thumbcache-tests-\(UUID().uuidString)")
+        var configuration = PipelineConfiguration(cacheDirectory: directory)
+        configure(&configuration)
+        pipeline = try ThumbnailPipeline(configuration: configuration)
+    }
+
+    /// Closes and reopens the pipeline, as a new process would (empty memory cache).
+    func reopen() async throws {
+        let configuration = pipeline.configuration
+        await pipeline.close()
+        pipeline = try ThumbnailPipeline(configuration: configuration)
+    }
+
+    func close() async {
+        await pipeline.close()
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// Files of the DiskLru directory, lock and journal aside.
+    var entryFiles: [String] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.appendingPathComponent("entries").path)) ?? []
+        return names.filter { !$0.hasPrefix("journal") }.sorted()
+    }
+}

@@ -1,0 +1,138 @@
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import Synchronization
+
+/// A real HTTP/1.1 server on 127.0.0.1 for the pipeline tests: it serves scripted responses per path,
+/// records every request it gets, and can misbehave (cut a body short, trickle it slowly).
+final class OriginServer: Sendable {
+    struct Request: Sendable {
+        let path: String
+        let headers: [String: String]
+    }
+
+    enum Reply: Sendable {
+        case respond(status: Int, headers: [(String, String)], body: Data)
+        /// Declares `declaredLength`, sends `body`, then closes the connection.
+        case cut(body: Data, declaredLength: Int)
+        /// Sends the body in `chunk`-byte pieces, `delay` apart.
+        case trickle(body: Data, chunk: Int, delay: TimeAmount)
+    }
+
+    typealias Route = @Sendable (Request) -> Reply
+
+    /// Routes and the request log, shared by the server and its connection handlers.
+    final class Table: Sendable {
+        let state = Mutex<(routes: [String: Route], log: [Request])>(([:], []))
+
+        func reply(to request: Request) -> Reply {
+            state.withLock { state in
+                state.log.append(request)
+                guard let route = state.routes[request.path] else {
+                    return .respond(status: 404, headers: [("Content-Type", "text/plain")], body: Data("not found".utf8))
+                }
+                return route(request)
+            }
+        }
+    }
+
+    private let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+    private let channel: Channel
+    private let table = Table()
+    let port: Int
+
+    init() throws {
+        let table = self.table
+        channel = try ServerBootstrap(group: group)
+            .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
+            .childChannelInitializer { channel in
+                channel.pipeline.configureHTTPServerPipeline().flatMap {
+                    channel.pipeline.addHandler(Handler(table: table))
+                }
+            }
+            .bind(host: "127.0.0.1", port: 0).wait()
+        port = channel.localAddress!.port!
+    }
+
+    func shutdown() {
+        try? channel.close().wait()
+        try? group.syncShutdownGracefully()
+    }
+
+    func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
+
+    func route(_ path: String, _ route: @escaping Route) {
+        table.state.withLock { $0.routes[path] = route }
+    }
+
+    func requests(_ path: String) -> [Request] {
+        table.state.withLock { $0.log.filter { $0.path == path } }
+    }
+
+    func requestCount(_ path: String) -> Int { requests(path).count }
+
+    private final class Handler: ChannelInboundHandler, @unchecked Sendable {
+        typealias InboundIn = HTTPServerRequestPart
+        typealias OutboundOut = HTTPServerResponsePart
+        let table: Table
+        private var head: HTTPRequestHead?
+
+        init(table: Table) { self.table = table }
+
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            switch unwrapInboundIn(data) {
+            case .head(let head): self.head = head
+            case .body: break
+            case .end:
+                guard let head else { return }
+                var headers: [String: String] = [:]
+                for (name, value) in head.headers { headers[name.lowercased()] = value }
+                let reply = table.reply(to: Request(path: head.uri, headers: headers))
+                send(reply, context: context)
+            }
+        }
+
+        private func send(_ reply: Reply, context: ChannelHandlerContext) {
+            switch reply {
+            case .respond(let status, let headers, let body):
+                var head = HTTPResponseHead(version: .http1_1, status: HTTPResponseStatus(statusCode: status))
+                for (name, value) in headers { head.headers.add(name: name, value: value) }
+                if status != 304 { head.headers.replaceOrAdd(name: "Content-Length", value: String(body.count)) }
+                context.write(wrapOutboundOut(.head(head)), promise: nil)
+                if !body.isEmpty && status != 304 {
+                    context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: body)))), promise: nil)
+                }
+                context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+            case .cut(let body, let declared):
+                var head = HTTPResponseHead(version: .http1_1, status: .ok)
+                head.headers.add(name: "Content-Type", value: "image/jpeg")
+                head.headers.add(name: "Content-Length", value: String(declared))
+                context.write(wrapOutboundOut(.head(head)), promise: nil)
+                let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
+                context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: body)))))
+                    .whenComplete { _ in bound.value.close(promise: nil) }
+            case .trickle(let body, let chunk, let delay):
+                var head = HTTPResponseHead(version: .http1_1, status: .ok)
+                head.headers.add(name: "Content-Type", value: "image/jpeg")
+                head.headers.add(name: "Content-Length", value: String(body.count))
+                context.writeAndFlush(wrapOutboundOut(.head(head)), promise: nil)
+                trickle(body[...], chunk: chunk, delay: delay, context: context)
+            }
+        }
+
+        private func trickle(_ rest: Data.SubSequence, chunk: Int, delay: TimeAmount, context: ChannelHandlerContext) {
+            guard !rest.isEmpty else {
+                context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+                return
+            }
+            let piece = rest.prefix(chunk)
+            context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: piece)))), promise: nil)
+            let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+            context.eventLoop.scheduleTask(in: delay) {
+                let (handler, context) = bound.value
+                handler.trickle(rest.dropFirst(chunk), chunk: chunk, delay: delay, context: context)
+            }
+        }
+    }
+}

@@ -1,0 +1,261 @@
+import Foundation
+import ImageDecode
+import NIOCore
+import Testing
+@testable import ThumbcacheKit
+
+/// `thumbcache get` semantics against a real HTTP server on 127.0.0.1 that counts its requests.
+@Suite(.serialized) struct PipelineHTTPTests {
+    let server: OriginServer
+
+    init() throws { server = try OriginServer() }
+
+    /// The error a get fails with, or nil when it succeeds.
+    static func failure(_ pipeline: ThumbnailPipeline, _ url: String, size: Int = 64) async -> PipelineError? {
+        do {
+            _ = try await pipeline.thumbnail(for: try ImageSource(url), size: size)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    static func image(_ headers: [(String, String)], body: Data = Fixtures.jpeg) -> OriginServer.Reply {
+        .respond(status: 200, headers: [("Content-Type", "image/jpeg")] + headers, body: body)
+    }
+
+    @Test func freshHitMakesNoRequest() async throws {
+        server.route("/fresh.jpg") { _ in Self.image([("Cache-Control", "max-age=3600"), ("ETag", "\"v1\"")]) }
+        let harness = try PipelineHarness()
+        let source = try ImageSource(server.url("/fresh.jpg"))
+        let first = try await harness.pipeline.thumbnail(for: source, size: 64)
+        #expect(first.servedFrom == .network && first.rendered)
+        #expect(first.width == 64 && first.height == 42)
+        try await harness.reopen()
+        let second = try await harness.pipeline.thumbnail(for: source, size: 64)
+        #expect(second.servedFrom == .disk)
+        #expect(!second.rendered, "a stored ladder size is served without decoding")
+        #expect(second.data == first.data)
+        let third = try await harness.pipeline.thumbnail(for: source, size: 64)
+        #expect(third.servedFrom == .memory)
+        #expect(server.requestCount("/fresh.jpg") == 1)
+        await harness.close()
+        server.shutdown()
+    }
+
+    @Test func staleHitRevalidatesWithOneConditionalRequest() async throws {
+        server.route("/stale.jpg") { request in
+            if request.headers["if-none-match"] == "\"v1\"" {
+                return .respond(status: 304, headers: [("ETag", "\"v1\""), ("Cache-Control", "max-age=0")], body: Data())
+            }
+            return Self.image([("Cache-Control", "max-age=0"), ("ETag", "\"v1\""), ("Last-Modified", "Mon, 02 Jan 2023 10:00:00 GMT")])
+        }
+        let harness = try PipelineHarness()
+        let source = try ImageSource(server.url("/stale.jpg"))
+        _ = try await harness.pipeline.thumbnail(for: source, size: 128)
+        try await harness.reopen()
+        let again = try await harness.pipeline.thumbnail(for: source, size: 128)
+        #expect(again.servedFrom == .revalidated)
+        #expect(!again.rendered)
+        let requests = server.requests("/stale.jpg")
+        #expect(requests.count == 2)
+        #expect(requests[1].headers["if-none-match"] == "\"v1\"")
+        #expect(requests[1].headers["if-modified-since"] == "Mon, 02 Jan 2023 10:00:00 GMT")
+        // The 304 refreshed the metadata, not the original.
+        let info = try #require(try harness.pipeline.info(for: source))
+        #expect(info.metadata.variants == [128])
+        #expect(info.metadata.responseTime > Date().timeIntervalSince1970 - 60)
+        await harness.close()
+        server.shutdown()
+    }
+
+    @Test func refreshRevalidatesAFreshEntryAndOfflineNeverAsks() async throws {
+        server.route("/r.jpg") { request in
+            if request.headers["if-none-match"] != nil { return .respond(status: 304, headers: [], body: Data()) }
+            return Self.image([("Cache-Control", "max-age=3600"), ("ETag", "\"r\"")])
+        }
+        let harness = try PipelineHarness()
+        let source = try ImageSource(server.url("/r.jpg"))
+        _ = try await harness.pipeline.thumbnail(for: source, size: 64)
+        let refreshed = try await harness.pipeline.thumbnail(for: source, size: 64, policy: .refresh)
+        #expect(refreshed.servedFrom == .revalidated)
+        #expect(server.requestCount("/r.jpg") == 2)
+        try await harness.reopen()
+        let offline = try await harness.pipeline.thumbnail(for: source, size: 256, policy: .offline)
+        #expect(offline.servedFrom == .disk && offline.rendered)
+        #expect(server.requestCount("/r.jpg") == 2)
+        await #expect(throws: PipelineError.self) {
+            try await harness.pipeline.thumbnail(for: try ImageSource(server.url("/never.jpg")), size: 64, policy: .offline)
+        }
+        #expect(server.requestCount("/never.jpg") == 0)
+        await harness.close()
+        server.shutdown()
+    }
+
+    @Test func changedETagReplacesOriginalAndDropsVariants() async throws {
+        let version = VersionBox()
+        server.route("/changing.jpg") { request in
+            let current = version.value
+            if request.headers["if-none-match"] == "\"v\(current)\"" { return .respond(status: 304, headers: [], body: Data()) }
+            return Self.image([("Cache-Control", "no-cache"), ("ETag", "\"v\(current)\"")], body: current == 1 ? Fixtures.jpeg : Fixtures.otherJpeg)
+        }
+        let harness = try PipelineHarness()
+        let source = try ImageSource(server.url("/changing.jpg"))
+        _ = try await harness.pipeline.thumbnail(for: source, size: 64)
+        _ = try await harness.pipeline.thumbnail(for: source, size: 128)
+        #expect(try harness.pipeline.info(for: source)?.metadata.variants == [64, 128])
+        version.value = 2
+        let changed = try await harness.pipeline.thumbnail(for: source, size: 256)
+        #expect(changed.servedFrom == .network)
+        let info = try #require(try harness.pipeline.info(for: source))
+        #expect(info.metadata.headers["etag"] == "\"v2\"")
+        #expect(info.metadata.variants == [256], "thumbnails of the old original are gone")
+        #expect(info.metadata.original.bytes == Fixtures.otherJpeg.count)
+        await harness.close()
+        server.shutdown()
+    }
+
+    @Test func noStoreIsNeverStored() async throws {
+        server.route("/private.jpg") { _ in Self.image([("Cache-Control", "no-store"), ("ETag", "\"x\"")]) }
+        let harness = try PipelineHarness()
+        let source = try ImageSource(server.url("/private.jpg"))
+        let first = try await harness.pipeline.thumbnail(for: source, size: 64)
+        #expect(first.servedFrom == .network)
+        #expect(try harness.pipeline.info(for: source) == nil)
+        #expect(harness.entryFiles.isEmpty)
+        let second = try await harness.pipeline.thumbnail(for: source, size: 64)
+        #expect(second.servedFrom == .network, "not even the memory cache keeps it")
+        #expect(server.requestCount("/private.jpg") == 2)
+        await harness.close()
+        server.shutdown()
+    }
+
+    @Test func fiftyConcurrentGetsMakeOneRequest() async throws {
+        server.route("/popular.jpg") { _ in
+            .trickle(body: Fixtures.jpeg, chunk: 1024, delay: .milliseconds(5))
+        }
+        let harness = try PipelineHarness()
+        let source = try ImageSource(server.url("/popular.jpg"))
+        let pipeline = harness.pipeline
+        let results = try await withThrowingTaskGroup(of: ThumbnailResult.self) { group in
+            for i in 0..<50 {
+                group.addTask { try await pipeline.thumbnail(for: source, size: i % 2 == 0 ? 64 : 128) }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(results.count == 50)
+        #expect(server.requestCount("/popular.jpg") == 1)
+        #expect(Set(results.filter { $0.width == 64 }.map(\.data)).count == 1)
+        #expect(try harness.pipeline.info(for: source)?.metadata.variants == [64, 128])
+        await harness.close()
+        server.shutdown()
+    }
+
+    @Test func cancelledWaiterDoesNotCancelTheOthers() async throws {
+        server.route("/slow.jpg") { _ in .trickle(body: Fixtures.jpeg, chunk: 512, delay: .milliseconds(10)) }
+        let harness = try PipelineHarness()
+        let source = try ImageSource(server.url("/slow.jpg"))
+        let pipeline = harness.pipeline
+        let quitter = Task { try await pipeline.thumbnail(for: source, size: 64) }
+        let patient = Task { try await pipeline.thumbnail(for: source, size: 64) }
+        try await Task.sleep(for: .milliseconds(50))
+        quitter.cancel()
+        await #expect(throws: (any Error).self) { try await quitter.value }
+        let result = try await patient.value
+        #expect(result.servedFrom == .network && result.width == 64)
+        #expect(server.requestCount("/slow.jpg") == 1)
+        await harness.close()
+        server.shutdown()
+    }
+
+    @Test func badResponsesGiveTheirErrorAndCacheNothing() async throws {
+        server.route("/big.jpg") { _ in Self.image([], body: Fixtures.jpeg + Data(count: 20_000)) }
+        server.route("/page.html") { _ in .respond(status: 200, headers: [("Content-Type", "image/jpeg")], body: Data("<!doctype html><p>hello".utf8)) }
+        server.route("/cut.jpg") { _ in .cut(body: Fixtures.jpeg.prefix(2000), declaredLength: Fixtures.jpeg.count) }
+        let harness = try PipelineHarness { $0.maxDownloadSize = 10_000 }
+        func failure(_ path: String) async -> PipelineError? { await Self.failure(harness.pipeline, server.url(path)) }
+        let tooLarge = await failure("/big.jpg")
+        guard case .downloadTooLarge(_, 10_000) = tooLarge else { Issue.record("got \(String(describing: tooLarge))"); return }
+        #expect(tooLarge?.exitCode == 6)
+        let html = await failure("/page.html")
+        guard case .notAnImage(_, "image/jpeg") = html else { Issue.record("got \(String(describing: html))"); return }
+        #expect(html?.exitCode == 5)
+        let cut = await failure("/cut.jpg")
+        guard case .network = cut else { Issue.record("got \(String(describing: cut))"); return }
+        #expect(cut?.exitCode == 3)
+        let missing = await failure("/missing.jpg")
+        guard case .httpStatus(_, 404) = missing else { Issue.record("got \(String(describing: missing))"); return }
+        #expect(missing?.exitCode == 4)
+        #expect(harness.entryFiles.isEmpty, "nothing was cached: \(harness.entryFiles)")
+        #expect(harness.pipeline.statistics().entries == 0)
+        await harness.close()
+        server.shutdown()
+    }
+
+    @Test func timeoutsAndRefusedConnectionsAreNetworkErrors() async throws {
+        server.route("/stuck.jpg") { _ in .trickle(body: Fixtures.jpeg, chunk: 100, delay: .seconds(2)) }
+        let harness = try PipelineHarness { $0.readTimeout = .milliseconds(300) }
+        let timeout = await Self.failure(harness.pipeline, server.url("/stuck.jpg"))
+        #expect(timeout?.exitCode == 3)
+        #expect(timeout?.description.contains("timed out") == true, "\(String(describing: timeout))")
+        let refused = await Self.failure(harness.pipeline, "http://127.0.0.1:1/refused.jpg")
+        #expect(refused?.exitCode == 3, "\(String(describing: refused))")
+        #expect(harness.entryFiles.isEmpty)
+        await harness.close()
+        server.shutdown()
+    }
+
+    @Test func corruptImageIsNotCached() async throws {
+        var damaged = Fixtures.jpeg
+        damaged.replaceSubrange(3000..<3400, with: Data(repeating: 0xFF, count: 400))
+        let corrupt = damaged.prefix(4000)
+        server.route("/corrupt.jpg") { _ in Self.image([("Cache-Control", "max-age=60")], body: corrupt) }
+        let harness = try PipelineHarness()
+        await #expect(throws: PipelineError.self) {
+            try await harness.pipeline.thumbnail(for: try ImageSource(server.url("/corrupt.jpg")), size: 64)
+        }
+        #expect(harness.entryFiles.isEmpty)
+        await harness.close()
+        server.shutdown()
+    }
+
+    @Test func redirectsAreFollowedUpToFive() async throws {
+        for i in 0..<8 {
+            server.route("/hop\(i)") { _ in .respond(status: 302, headers: [("Location", "/hop\(i + 1)")], body: Data()) }
+        }
+        server.route("/hop3") { _ in Self.image([("Cache-Control", "max-age=60")]) }
+        let harness = try PipelineHarness()
+        let ok = try await harness.pipeline.thumbnail(for: try ImageSource(server.url("/hop0")), size: 64)
+        #expect(ok.servedFrom == .network)
+        server.route("/hop3") { _ in .respond(status: 302, headers: [("Location", "/hop4")], body: Data()) }
+        let tooMany = await Self.failure(harness.pipeline, server.url("/hop1"))
+        guard case .tooManyRedirects = tooMany else { Issue.record("got \(String(describing: tooMany))"); return }
+        await harness.close()
+        server.shutdown()
+    }
+
+    @Test func offLadderSizeIsServedAndKeptInMemoryOnly() async throws {
+        server.route("/odd.jpg") { _ in Self.image([("Cache-Control", "max-age=3600")]) }
+        let harness = try PipelineHarness()
+        let source = try ImageSource(server.url("/odd.jpg"))
+        _ = try await harness.pipeline.thumbnail(for: source, size: 128)
+        let odd = try await harness.pipeline.thumbnail(for: source, size: 100)
+        #expect(odd.width == 100 && odd.rendered)
+        #expect(try harness.pipeline.info(for: source)?.metadata.variants == [128])
+        let again = try await harness.pipeline.thumbnail(for: source, size: 100)
+        #expect(again.servedFrom == .memory)
+        let png = try await harness.pipeline.thumbnail(for: source, size: 128, format: .png)
+        #expect(png.format == .png && png.rendered, "a stored JPEG variant does not answer a PNG request")
+        await harness.close()
+        server.shutdown()
+    }
+}
+
+final class VersionBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored = 1
+    var value: Int {
+        get { lock.withLock { stored } }
+        set { lock.withLock { stored = newValue } }
+    }
+}

@@ -1,0 +1,174 @@
+import Foundation
+import ImageDecode
+import Testing
+@testable import ThumbcacheKit
+
+@Suite struct FreshnessTests {
+    func metadata(_ headers: [String: String], fetchedSecondsAgo: Double = 0, url: String = "http://x/a.jpg") -> CacheMetadata {
+        let now = Date()
+        return CacheMetadata(url: url, headers: headers, requestTime: now.addingTimeInterval(-fetchedSecondsAgo - 1),
+                             responseTime: now.addingTimeInterval(-fetchedSecondsAgo),
+                             original: .init(format: "jpeg", width: 1, height: 1, bytes: 1))
+    }
+
+    @Test func maxAgeWinsOverExpires() {
+        let date = HTTPDate.format(Date().addingTimeInterval(-10))
+        let fresh = Freshness(metadata: metadata(["cache-control": "public, max-age=100", "date": date,
+                                                  "expires": HTTPDate.format(Date().addingTimeInterval(-5))]), now: Date())
+        #expect(fresh.source == "max-age" && fresh.isFresh)
+        #expect(abs(fresh.age - 11) < 2, "apparent age from Date plus the request's round trip")
+    }
+
+    @Test func ageHeaderCounts() {
+        let f = Freshness(metadata: metadata(["cache-control": "max-age=60", "age": "100"]), now: Date())
+        #expect(!f.isFresh && f.age >= 100)
+    }
+
+    @Test func expiresRelativeToDate() {
+        let served = Date().addingTimeInterval(-30)
+        let f = Freshness(metadata: metadata(["date": HTTPDate.format(served), "expires": HTTPDate.format(served.addingTimeInterval(60))],
+                                             fetchedSecondsAgo: 30), now: Date())
+        #expect(f.source == "expires" && f.isFresh && abs(f.remaining - 30) < 3)
+        let invalid = Freshness(metadata: metadata(["expires": "0"]), now: Date())
+        #expect(!invalid.isFresh, "an invalid Expires means already expired")
+    }
+
+    @Test func heuristicIsTenPercentOfLastModifiedAge() {
+        let served = Date()
+        let f = Freshness(metadata: metadata(["date": HTTPDate.format(served), "last-modified": HTTPDate.format(served.addingTimeInterval(-1000))]), now: Date())
+        #expect(f.source == "heuristic" && abs(f.lifetime - 100) < 2)
+        let query = Freshness(metadata: metadata(["last-modified": HTTPDate.format(served.addingTimeInterval(-1000))], url: "http://x/a.jpg?v=1"), now: Date())
+        #expect(query.lifetime == 0, "no heuristic freshness for URLs with a query, as OkHttp")
+    }
+
+    @Test func noCacheAndNoStoreAndMustRevalidate() {
+        #expect(!Freshness(metadata: metadata(["cache-control": "no-cache, max-age=999"]), now: Date()).isFresh)
+        let parsed = CacheControl(parsing: ["No-Store", "must-revalidate, max-age=\"5\""])
+        #expect(parsed.noStore && parsed.mustRevalidate && parsed.maxAge == 5)
+        #expect(CacheControl(parsing: ["max-age=abc"]).maxAge == 0, "a malformed max-age is stale, not forever")
+    }
+
+    @Test func httpDatesInAllThreeForms() {
+        let expected = Date(timeIntervalSince1970: 784111777)
+        #expect(HTTPDate.parse("Sun, 06 Nov 1994 08:49:37 GMT") == expected)
+        #expect(HTTPDate.parse("Sunday, 06-Nov-94 08:49:37 GMT") == expected)
+        #expect(HTTPDate.parse("Sun Nov  6 08:49:37 1994") == expected)
+        #expect(HTTPDate.parse("garbage") == nil)
+        #expect(HTTPDate.parse(HTTPDate.format(expected)) == expected)
+    }
+}
+
+@Suite struct SourceTests {
+    @Test func sha256KnownVectors() {
+        #expect(SHA256.hex("") == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+        #expect(SHA256.hex("abc") == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        #expect(SHA256.hex(String(repeating: "a", count: 1000)) == "41edece42d63e8d9bf515a9ba6932e1c20cbc9f5a5d134645adb5db1b9737ea3")
+    }
+
+    @Test func normalisationSharesEntries() throws {
+        let a = try ImageSource("HTTP://Example.COM:80/a.jpg#frag")
+        let b = try ImageSource("http://example.com/a.jpg")
+        #expect(a.normalized == "http://example.com/a.jpg" && a.cacheKey == b.cacheKey)
+        #expect(a.cacheKey.count == 64)
+        #expect(try ImageSource("http://example.com/a.jpg?x=1").cacheKey != b.cacheKey)
+        #expect(try ImageSource("https://example.com:443").normalized == "https://example.com/")
+        let file = try ImageSource("/tmp/../tmp/x.jpg")
+        #expect(file.kind == .file && file.normalized == "file:///tmp/x.jpg")
+        #expect(try ImageSource("file:///tmp/x.jpg").cacheKey == file.cacheKey)
+        #expect(throws: PipelineError.self) { try ImageSource("ftp://example.com/a.jpg") }
+        #expect(throws: PipelineError.self) { try ImageSource("http://") }
+    }
+}
+
+@Suite struct MemoryCacheTests {
+    @Test func evictsLeastRecentlyUsedByCostAndCount() {
+        let cache = MemoryCache<String, Int>(limits: .init(totalCost: 100, count: 3, entryCost: 60))
+        cache.set(1, forKey: "a", cost: 40)
+        cache.set(2, forKey: "b", cost: 40)
+        #expect(cache.value(forKey: "a") == 1)  // a is now most recent
+        cache.set(3, forKey: "c", cost: 40)     // 120 > 100: b goes
+        #expect(cache.keysInLruOrder == ["a", "c"] && cache.totalCost == 80)
+        #expect(!cache.set(4, forKey: "huge", cost: 61), "over the per-entry cap")
+        #expect(cache.value(forKey: "huge") == nil)
+        cache.set(5, forKey: "d", cost: 1)
+        cache.set(6, forKey: "e", cost: 1)      // 4 entries > 3: a goes
+        #expect(cache.keysInLruOrder == ["c", "d", "e"])
+        cache.set(7, forKey: "c", cost: 10)     // replace updates cost and recency
+        #expect(cache.keysInLruOrder == ["d", "e", "c"] && cache.totalCost == 12)
+        cache.removeValue(forKey: "d")
+        #expect(cache.count == 2)
+    }
+
+    @Test func concurrentUseIsSafe() async {
+        let cache = MemoryCache<Int, Int>(limits: .init(totalCost: 1000, count: 50))
+        await withTaskGroup(of: Void.self) { group in
+            for worker in 0..<8 {
+                group.addTask {
+                    for i in 0..<2000 {
+                        cache.set(i, forKey: (i * worker) % 97, cost: 7)
+                        _ = cache.value(forKey: i % 97)
+                    }
+                }
+            }
+        }
+        #expect(cache.count <= 50 && cache.totalCost <= 1000)
+        #expect(cache.totalCost == cache.count * 7)
+    }
+}
+
+@Suite struct CoalescerTests {
+    @Test func oneRunPerKeyAndCancelledWaitersLeaveQuietly() async throws {
+        let coalescer = Coalescer<String, Int>()
+        let gate = AsyncGate()
+        let work: @Sendable () async throws -> Int = {
+            await gate.wait()
+            return 42
+        }
+        let waiters = (0..<10).map { _ in Task { try await coalescer.value(for: "k", work: work) } }
+        let quitter = Task { try await coalescer.value(for: "k", work: work) }
+        try await Task.sleep(for: .milliseconds(50))
+        quitter.cancel()
+        await #expect(throws: CancellationError.self) { try await quitter.value }
+        await gate.open()
+        for waiter in waiters { #expect(try await waiter.value == 42) }
+        #expect(await coalescer.started == 1)
+        #expect(try await coalescer.value(for: "k") { 7 } == 7, "a finished flight is not reused")
+    }
+}
+
+actor AsyncGate {
+    private var isOpen = false
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+    func wait() async {
+        if isOpen { return }
+        await withCheckedContinuation { waiting.append($0) }
+    }
+    func open() {
+        isOpen = true
+        waiting.forEach { $0.resume() }
+        waiting.removeAll()
+    }
+}
+
+@Suite struct FileSourceTests {
+    @Test func fileSourceIsRevalidatedByStat() async throws {
+        let harness = try PipelineHarness()
+        let file = harness.directory.deletingLastPathComponent().appendingPathComponent("src-\(UUID().uuidString).jpg")
+        try Fixtures.jpeg.write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let source = try ImageSource(file.path)
+        #expect(try await harness.pipeline.thumbnail(for: source, size: 64).servedFrom == .network)
+        try await harness.reopen()
+        #expect(try await harness.pipeline.thumbnail(for: source, size: 64).servedFrom == .revalidated)
+        try Fixtures.png.write(to: file)
+        try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(5)], ofItemAtPath: file.path)
+        try await harness.reopen()
+        let changed = try await harness.pipeline.thumbnail(for: source, size: 64)
+        #expect(changed.servedFrom == .network)
+        #expect(try harness.pipeline.info(for: source)?.metadata.original.format == "png")
+        await #expect(throws: PipelineError.self) {
+            try await harness.pipeline.thumbnail(for: try ImageSource("/nonexistent/x.jpg"), size: 64)
+        }
+        await harness.close()
+    }
+}
