@@ -7,12 +7,22 @@ let package = Package(
     products: [
         .library(name: "DiskLru", targets: ["DiskLru"]),
         .executable(name: "disklru-bench", targets: ["disklru-bench"]),
+        .executable(name: "conformance", targets: ["conformance"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
     ],
     targets: [
         // A Swift port of Android's DiskLruCache, byte-compatible with OkHttp's and JakeWharton's.
         .target(name: "DiskLru"),
         .executableTarget(name: "disklru-bench", dependencies: ["DiskLru"]),
         .testTarget(name: "DiskLruTests", dependencies: ["DiskLru"]),
+        // Replays Conformance/vectors against DiskLru and OkHttp's DiskLruCache (see Conformance/README.md).
+        .executableTarget(
+            name: "conformance",
+            dependencies: ["DiskLru", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Conformance/Sources"
+        ),
     ],
     swiftLanguageModes: [.v6]
 )
