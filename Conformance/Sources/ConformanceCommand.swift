@@ -115,7 +115,8 @@ struct ConformanceCommand: ParsableCommand {
             let names = implementations.map(\.name).joined(separator: " <-> ")
             do {
                 try run.run(operations: ops)
-                Swift.print("cross \(names) seed \(s): pass (\(run.operations) operations, \(run.handovers) handovers)")
+                Swift.print("cross \(names) seed \(s): pass (\(run.operations) operations, "
+                    + "\(run.handovers) handovers, \(run.compactions) compactions, \(run.evictions) evictions seen)")
             } catch {
                 failed = true
                 Swift.print("cross \(names) seed \(s): FAIL \(error)")

@@ -21,6 +21,10 @@ final class CrossRun {
     private var log: [String] = []
     private(set) var handovers = 0
     private(set) var operations = 0
+    /// Evidence that the run exercised compaction and eviction, not just appends.
+    private(set) var compactions = 0
+    private(set) var evictions = 0
+    private var journalLines = 0
 
     init(drivers: [Driver], seed: UInt64, directory: URL) {
         self.drivers = drivers
@@ -123,7 +127,9 @@ final class CrossRun {
     private func get(_ key: String) throws {
         let reply = try send("get \(key)")
         switch (reply, model[key] ?? .absent) {
-        case (.null, _): model[key] = .absent  // a miss is fine: the entry may have been evicted
+        case (.null, let known):
+            if case .present = known { evictions += 1 }  // a miss is fine: the entry may have been evicted
+            model[key] = .absent
         case (.ok(let tokens), .present(let values)):
             guard Reply.values(tokens) == CrossRun.json(values) else { throw mismatch("get \(key) returned wrong values") }
         case (.ok, .absent): throw mismatch("get \(key) returned a value that was removed or never written")
@@ -146,14 +152,26 @@ final class CrossRun {
                 throw mismatch("\(key) listed with \(values) but the model says \(String(describing: model[key]))")
             }
         }
-        for key in model.keys where !seen.contains(key) { model[key] = .absent }
+        for (key, known) in model where !seen.contains(key) {
+            if case .present = known { evictions += 1 }
+            model[key] = .absent
+        }
         return (entries.map { "\($0.key)=\($0.values)" }, size.joined())
+    }
+
+    /// A journal that got shorter since the last handover was compacted in between.
+    private func countCompaction() {
+        guard let data = FileManager.default.contents(atPath: directory.appendingPathComponent("journal").path) else { return }
+        let lines = data.count { $0 == UInt8(ascii: "\n") }
+        if lines < journalLines { compactions += 1 }
+        journalLines = lines
     }
 
     private func handover() throws {
         try expectOK(send("flush"))
         let before = try dump()
         try expectOK(send("close"))
+        countCompaction()
         let from = driver.name
         active = (active + 1) % drivers.count
         handovers += 1
