@@ -16,7 +16,9 @@ let package = Package(
         // A Swift port of Android's DiskLruCache, byte-compatible with OkHttp's and JakeWharton's.
         .target(name: "DiskLru"),
         .executableTarget(name: "disklru-bench", dependencies: ["DiskLru"]),
-        .testTarget(name: "DiskLruTests", dependencies: ["DiskLru"]),
+        // Child process for the crash (kill -9) and disk-full tests.
+        .executableTarget(name: "disklru-torture", dependencies: ["DiskLru"]),
+        .testTarget(name: "DiskLruTests", dependencies: ["DiskLru", "disklru-torture"]),
         // Replays Conformance/vectors against DiskLru and OkHttp's DiskLruCache (see Conformance/README.md).
         .executableTarget(
             name: "conformance",

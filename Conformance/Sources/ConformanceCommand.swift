@@ -45,6 +45,9 @@ struct ConformanceCommand: ParsableCommand {
     @Flag(help: "Also print which deviations each implementation used.")
     var verbose = false
 
+    @Flag(help: "Print every step's outcome as it runs (with --filter, to write or debug a vector).")
+    var trace = false
+
     func run() throws {
         signal(SIGPIPE, SIG_IGN)  // a dead driver must surface as an error, not kill the runner
         let root = ConformanceCommand.packageRoot
@@ -96,7 +99,7 @@ struct ConformanceCommand: ParsableCommand {
         var table = ReportTable()
         for vector in vectors {
             for driver in implementations {
-                let status = VectorRunner(driver: driver, workRoot: work).run(vector)
+                let status = VectorRunner(driver: driver, workRoot: work, trace: trace).run(vector)
                 table.add(vector: vector.name, implementation: driver.name, status: status)
             }
         }

@@ -75,7 +75,7 @@ final class CrossRun {
         switch Int.random(in: 0..<100, using: &rng) {
         case 0..<30: try set(key, [randomValue(), randomValue()])
         case 30..<55: try get(key)
-        case 55..<58: for _ in 0..<40 { try get(key) }  // grows the journal so compaction happens
+        case 55..<58: for _ in 0..<120 { try get(key) }  // grows the journal so compaction happens
         case 58..<66:
             guard case .ok(let payload) = try send("remove \(key)") else { throw mismatch("remove failed") }
             if payload == ["true"], case .absent = model[key] ?? .absent { throw mismatch("remove of absent \(key) returned true") }

@@ -19,13 +19,16 @@ final class VectorRunner {
 
     private let driver: Driver
     private let workRoot: URL
+    /// Prints every step's outcome (for writing or debugging a vector).
+    private let trace: Bool
     private var directory = URL(fileURLWithPath: "/")
     private var params = OpenParams()
     private var reasons: [String] = []
 
-    init(driver: Driver, workRoot: URL) {
+    init(driver: Driver, workRoot: URL, trace: Bool = false) {
         self.driver = driver
         self.workRoot = workRoot
+        self.trace = trace
     }
 
     func run(_ vector: Vector) -> Status {
@@ -64,6 +67,7 @@ final class VectorRunner {
                 throw StepFailure(failure: Failure(step: label, expected: "\(expectation)", actual: "driver broke: \(error)",
                                                    reply: reply, deviationReason: reason))
             }
+            if trace { print("  [\(driver.name)] \(label) -> \(actual)") }
             guard VectorRunner.matches(actual, expectation) else {
                 let expected = if case .equals(let e) = expectation { e.description } else { "(any outcome but an error)" }
                 throw StepFailure(failure: Failure(step: label, expected: expected, actual: actual.description,

@@ -1,0 +1,130 @@
+import Foundation
+
+/// The values of one entry as they were when the snapshot was taken. Every value file is opened up front,
+/// so a later commit (rename over) or removal (unlink) cannot change what this snapshot reads.
+/// Close it when done; it also closes itself when released.
+public final class DiskLruSnapshot: @unchecked Sendable {
+    public let key: String
+    /// Changes with every commit of the entry; `edit()` uses it to refuse stale snapshots.
+    public let sequenceNumber: Int64
+    private let lengths: [Int64]
+    private let paths: [String]
+    private let cache: DiskLruCache
+    private let lock = NSLock()
+    // Guarded by `lock`; emptied by close().
+    private var descriptors: [Int32]
+
+    init(cache: DiskLruCache, key: String, sequenceNumber: Int64, lengths: [Int64], descriptors: [Int32], paths: [String]) {
+        self.cache = cache
+        self.key = key
+        self.sequenceNumber = sequenceNumber
+        self.lengths = lengths
+        self.descriptors = descriptors
+        self.paths = paths
+    }
+
+    /// The recorded length of value `index` (as the journal says; OkHttp copies these too).
+    public func length(at index: Int) -> Int64 {
+        lengths[index]
+    }
+
+    /// Reads the whole value `index`.
+    public func data(at index: Int) throws(DiskLruError) -> Data {
+        try withDescriptor(index) { fd throws(DiskLruError) in try FileIO.readAll(fd, path: paths[index]) }
+    }
+
+    /// Streams value `index` in chunks.
+    public func reader(at index: Int) throws(DiskLruError) -> DiskLruValueReader {
+        try withDescriptor(index) { _ in }
+        return DiskLruValueReader(snapshot: self, index: index)
+    }
+
+    /// An editor for this entry, or nil if it changed (committed, removed, evicted) since the snapshot.
+    public func edit() throws(DiskLruError) -> DiskLruEditor? {
+        try cache.edit(key, expectedSequenceNumber: sequenceNumber, requireExisting: false)
+    }
+
+    public func close() {
+        let open = lock.withLock {
+            defer { descriptors = [] }
+            return descriptors
+        }
+        open.forEach(FileIO.closeDescriptor)
+    }
+
+    /// Runs `body` with the descriptor of value `index`, holding the lock so `close()` cannot pull it away.
+    func withDescriptor<T>(_ index: Int, _ body: (Int32) throws(DiskLruError) -> T) throws(DiskLruError) -> T {
+        guard (0..<lengths.count).contains(index) else {
+            throw .invalidArgument("value index \(index) is outside 0..<\(lengths.count)")
+        }
+        lock.lock()
+        defer { lock.unlock() }
+        guard !descriptors.isEmpty else { throw .snapshotClosed }
+        return try body(descriptors[index])
+    }
+
+    func path(_ index: Int) -> String { paths[index] }
+
+    deinit {
+        descriptors.forEach(FileIO.closeDescriptor)
+    }
+}
+
+/// Reads one snapshot value in chunks, from the start.
+public final class DiskLruValueReader: @unchecked Sendable {
+    private let snapshot: DiskLruSnapshot
+    private let index: Int
+    private let lock = NSLock()
+    private var offset: Int64 = 0  // guarded by `lock`
+
+    init(snapshot: DiskLruSnapshot, index: Int) {
+        self.snapshot = snapshot
+        self.index = index
+    }
+
+    /// Up to `count` further bytes, or nil at the end of the value.
+    public func read(upToCount count: Int) throws(DiskLruError) -> Data? {
+        lock.lock()
+        defer { lock.unlock() }
+        let chunk = try snapshot.withDescriptor(index) { fd throws(DiskLruError) -> Data in
+                var data = Data(count: count)
+                var failure: Int32 = 0
+                let n = data.withUnsafeMutableBytes { raw -> Int in
+                    while true {
+                        let n = pread(fd, raw.baseAddress!, count, off_t(offset))
+                        if n < 0 && errno == EINTR { continue }
+                        if n < 0 { failure = errno }
+                        return n
+                    }
+                }
+                if n < 0 { throw .io(operation: "read", path: snapshot.path(index), errno: failure) }
+                data.removeSubrange(n...)
+                return data
+            }
+        if chunk.isEmpty { return nil }
+        offset += Int64(chunk.count)
+        return chunk
+    }
+}
+
+/// Published entries in LRU order, each opened as it is reached (see `DiskLruCache.snapshots()`).
+public struct DiskLruSnapshotSequence: Sequence, Sendable {
+    let cache: DiskLruCache
+    let keys: [String]
+
+    public func makeIterator() -> Iterator {
+        Iterator(cache: cache, keys: keys[...])
+    }
+
+    public struct Iterator: IteratorProtocol {
+        let cache: DiskLruCache
+        var keys: ArraySlice<String>
+
+        public mutating func next() -> DiskLruSnapshot? {
+            while let key = keys.popFirst() {
+                if let snapshot = cache.iterationSnapshot(forKey: key) { return snapshot }
+            }
+            return nil
+        }
+    }
+}
