@@ -66,6 +66,13 @@ public final class DiskLruCache: @unchecked Sendable {
         try openJournal()
     }
 
+    /// Opens (or creates) a cache; the same as the initializer, under the references' name.
+    public static func open(
+        directory: URL, appVersion: Int, valueCount: Int, maxSize: Int64, options: DiskLruOptions = .init()
+    ) throws(DiskLruError) -> DiskLruCache {
+        try DiskLruCache(directory: directory, appVersion: appVersion, valueCount: valueCount, maxSize: maxSize, options: options)
+    }
+
     deinit {
         journal?.discard()
         entries.removeAll()

@@ -10,14 +10,19 @@ enum Child {
         return directory.appendingPathComponent("disklru-torture")
     }
 
-    /// Runs to completion and returns standard output.
-    static func run(_ arguments: [String]) throws -> String {
+    private static func launch(_ arguments: [String]) throws -> (Process, Pipe) {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
         let pipe = Pipe()
         process.standardOutput = pipe
         try process.run()
+        return (process, pipe)
+    }
+
+    /// Runs to completion and returns standard output.
+    static func run(_ arguments: [String]) throws -> String {
+        let (process, pipe) = try launch(arguments)
         let data = pipe.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         return String(decoding: data, as: UTF8.self)
@@ -25,12 +30,7 @@ enum Child {
 
     /// Starts the child, waits for its "ready" line, and returns it running.
     static func start(_ arguments: [String]) throws -> (Process, Pipe) {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
+        let (process, pipe) = try launch(arguments)
         var seen = Data()
         while !String(decoding: seen, as: UTF8.self).contains("ready") {
             let chunk = pipe.fileHandleForReading.availableData

@@ -89,8 +89,8 @@ import Testing
 
     @Test func setDataAndSetPartialData() throws {
         let dir = TempDirectory()
-        let cache = try DiskLruCache(directory: dir.url, appVersion: 1, valueCount: 3, maxSize: 1000,
-                                     options: DiskLruOptions(cleanup: .manual))
+        let cache = try DiskLruCache.open(directory: dir.url, appVersion: 1, valueCount: 3, maxSize: 1000,
+                                          options: DiskLruOptions(cleanup: .manual))
         #expect(throws: DiskLruError.entryNotFound(key: "k")) { try cache.setPartialData([0: Data("x")], forKey: "k") }
         #expect(cache.keys().isEmpty && !cache.contains("k"))
         try cache.setData([Data("meta"), Data("original"), Data("t64")], forKey: "k")

@@ -1,0 +1,111 @@
+// Seeded mutation fuzzer for ImageDecode. Every iteration's input is a pure function of
+// (seed, iteration), so any crash can be replayed with `--replay N`.
+//
+//   thumbcache-fuzz [--seed S] [--seconds T] [--max-size BYTES] [--replay N] SEED_DIR...
+import Foundation
+import ImageDecode
+
+struct SplitMix64: RandomNumberGenerator {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+/// Values that tend to hit edge cases in length and dimension fields.
+let interestingBytes: [UInt8] = [0x00, 0x01, 0x7F, 0x80, 0xFF, 0xFE, 0x10, 0x08, 0x0C, 0x03]
+
+func mutate(_ seed: [UInt8], _ rng: inout SplitMix64) -> [UInt8] {
+    var bytes = seed
+    for _ in 0..<Int.random(in: 1...4, using: &rng) where !bytes.isEmpty {
+        let at = Int.random(in: 0..<bytes.count, using: &rng)
+        switch Int.random(in: 0..<8, using: &rng) {
+        case 0, 1:  // bit flip
+            bytes[at] ^= 1 << UInt8.random(in: 0..<8, using: &rng)
+        case 2:  // truncation
+            bytes.removeSubrange(at...)
+        case 3:  // insert random bytes
+            bytes.insert(contentsOf: (0..<Int.random(in: 1...16, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) }, at: at)
+        case 4:  // delete a run
+            bytes.removeSubrange(at..<min(bytes.count, at + Int.random(in: 1...64, using: &rng)))
+        case 5:  // header field tweak: the first 600 bytes hold IHDR / SOF / DHT / DQT / EXIF
+            let head = Int.random(in: 0..<min(bytes.count, 600), using: &rng)
+            bytes[head] = interestingBytes.randomElement(using: &rng)!
+        case 6:  // duplicate a block (repeated chunks / markers)
+            let end = min(bytes.count, at + Int.random(in: 1...256, using: &rng))
+            bytes.insert(contentsOf: bytes[at..<end], at: Int.random(in: 0...bytes.count, using: &rng))
+        default:  // random byte
+            bytes[at] = UInt8.random(in: 0...255, using: &rng)
+        }
+    }
+    return bytes
+}
+
+/// Unbuffered, so progress is visible in a log while the run is going.
+func report(_ line: String) { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
+
+var seed: UInt64 = 1
+var seconds = 600.0
+var maxSize = 300_000
+var replay: Int?
+var directories: [String] = []
+var arguments = CommandLine.arguments.dropFirst()
+while let argument = arguments.popFirst() {
+    switch argument {
+    case "--seed": seed = UInt64(arguments.popFirst()!)!
+    case "--seconds": seconds = Double(arguments.popFirst()!)!
+    case "--max-size": maxSize = Int(arguments.popFirst()!)!
+    case "--replay": replay = Int(arguments.popFirst()!)!
+    default: directories.append(argument)
+    }
+}
+
+var seeds: [[UInt8]] = []
+for directory in directories {
+    let enumerator = FileManager.default.enumerator(atPath: directory)
+    while let name = enumerator?.nextObject() as? String {
+        guard name.hasSuffix(".png") || name.hasSuffix(".jpg") else { continue }
+        if let data = FileManager.default.contents(atPath: directory + "/" + name), data.count <= maxSize {
+            seeds.append([UInt8](data))
+        }
+    }
+}
+seeds.sort { $0.lexicographicallyPrecedes($1) }  // directory order must not change replays
+guard !seeds.isEmpty else { fatalError("no seed files (.png/.jpg) found in \(directories)") }
+report("fuzz: \(seeds.count) seed files, seed \(seed), \(seconds) s")
+
+let thumbnailer = Thumbnailer()
+var outcomes: [String: Int] = [:]
+let started = Date()
+var iteration = replay ?? 0
+while true {
+    var rng = SplitMix64(state: seed &* 0x1000_0000_01B3 ^ UInt64(iteration))
+    let input = mutate(seeds[Int.random(in: 0..<seeds.count, using: &rng)], &rng)
+    let request = ThumbnailRequest(size: Int.random(in: 1...300, using: &rng),
+                                   fit: Bool.random(using: &rng) ? .contain : .cover,
+                                   format: [nil, .jpeg, .png].randomElement(using: &rng)!,
+                                   maxPixels: 4_000_000)
+    let begin = Date()
+    do {
+        let thumbnail = try thumbnailer.makeThumbnail(from: Data(input), request)
+        // A successful thumbnail must itself decode.
+        _ = try ImageDecoder.decode(thumbnail.data)
+        outcomes["ok", default: 0] += 1
+    } catch {
+        // The enum case name (Mirror labels cases with payloads; others print as themselves).
+        let kind = Mirror(reflecting: error).children.first?.label ?? "\(error)"
+        outcomes[kind, default: 0] += 1
+    }
+    if Date().timeIntervalSince(begin) > 5 { report("fuzz: slow input at iteration \(iteration)") }
+    iteration += 1
+    if replay != nil { break }
+    if iteration % 20_000 == 0 || Date().timeIntervalSince(started) > seconds {
+        report("fuzz: \(iteration) iterations, \(Int(Date().timeIntervalSince(started))) s, outcomes \(outcomes.sorted { $0.key < $1.key })")
+        if Date().timeIntervalSince(started) > seconds { break }
+    }
+}
+report("fuzz: done without crashes")

@@ -1,0 +1,94 @@
+// C glue around libjpeg and libpng: every library call that can longjmp on error is made
+// here, inside a setjmp frame, so that no Swift frame is ever skipped by longjmp.
+// Each decoder/encoder call owns its own error context; there is no global state.
+#ifndef THUMBCACHE_IMAGE_SUPPORT_H
+#define THUMBCACHE_IMAGE_SUPPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/// Result of a glue call. Anything but TC_OK leaves a human-readable message in the context.
+typedef enum {
+    TC_OK = 0,
+    TC_CORRUPT = 1,
+    TC_TRUNCATED = 2,
+    TC_UNSUPPORTED = 3,
+    TC_NO_MEMORY = 4,
+} tc_status;
+
+enum { TC_MESSAGE_CAPACITY = 256 };
+
+// MARK: JPEG decoding
+
+typedef struct tc_jpeg_decoder tc_jpeg_decoder;
+
+/// Header facts copied out of jpeg_decompress_struct so Swift never touches libjpeg structs.
+typedef struct {
+    int width, height;
+    int components;        // 1, 3 or 4 as stored
+    int color_space;       // J_COLOR_SPACE of the file
+    int progressive;
+    int saw_adobe_marker;  // Adobe CMYK files store inverted ink values
+} tc_jpeg_header;
+
+/// Wraps `data` (not copied; it must outlive the decoder). Returns NULL only when out of memory.
+tc_jpeg_decoder *tc_jpeg_decoder_create(const uint8_t *data, size_t size);
+void tc_jpeg_decoder_destroy(tc_jpeg_decoder *decoder);
+const char *tc_jpeg_message(const tc_jpeg_decoder *decoder);
+
+/// Reads markers up to the first scan; allocates no pixel memory.
+tc_status tc_jpeg_read_header(tc_jpeg_decoder *decoder, tc_jpeg_header *header);
+/// The first APP1 "Exif\0\0" payload (TIFF data after the 6-byte prefix), or NULL.
+const uint8_t *tc_jpeg_exif(const tc_jpeg_decoder *decoder, size_t *length);
+/// Starts decompression at 1/scale_denom size. `cmyk` asks for raw CMYK (for CMYK/YCCK files),
+/// otherwise RGB is produced (grayscale is expanded). Reports the output geometry.
+tc_status tc_jpeg_start(tc_jpeg_decoder *decoder, int scale_denom, int cmyk,
+                        int *out_width, int *out_height, int *out_components);
+/// Decodes up to `max_rows` rows into `buffer` (rows `stride` bytes apart).
+tc_status tc_jpeg_read_rows(tc_jpeg_decoder *decoder, uint8_t *buffer, size_t stride,
+                            int max_rows, int *rows_read);
+/// Consumes the rest of the stream so trailing corruption is noticed too.
+tc_status tc_jpeg_finish(tc_jpeg_decoder *decoder);
+
+// MARK: PNG decoding
+
+typedef struct tc_png_decoder tc_png_decoder;
+
+typedef struct {
+    int width, height;
+    int bit_depth, color_type, interlaced;
+    int has_alpha;   // alpha channel or tRNS chunk
+} tc_png_header;
+
+tc_png_decoder *tc_png_decoder_create(const uint8_t *data, size_t size);
+void tc_png_decoder_destroy(tc_png_decoder *decoder);
+const char *tc_png_message(const tc_png_decoder *decoder);
+tc_status tc_png_read_header(tc_png_decoder *decoder, tc_png_header *header);
+/// The eXIf chunk payload if it precedes the image data, or NULL.
+const uint8_t *tc_png_exif(tc_png_decoder *decoder, size_t *length);
+/// Sets up expansion to 8-bit RGB or RGBA; reports channels (3 or 4) and Adam7 pass count.
+tc_status tc_png_start(tc_png_decoder *decoder, int *channels, int *passes);
+/// Reads the next row of the current pass into `row`. For interlaced images the caller
+/// must pass the same, full-image row buffer on each pass (libpng merges passes into it).
+tc_status tc_png_read_row(tc_png_decoder *decoder, uint8_t *row);
+/// Reads the chunks after the image data, so a missing IEND or bad CRC is reported.
+tc_status tc_png_finish(tc_png_decoder *decoder);
+
+// MARK: Encoding
+
+/// Output of an encoder, allocated with malloc; release with tc_free.
+typedef struct {
+    uint8_t *data;
+    size_t size;
+    char message[TC_MESSAGE_CAPACITY];
+} tc_encoded;
+
+/// Encodes 8-bit RGB rows as a baseline 4:2:0 JPEG with optimized Huffman tables.
+tc_status tc_jpeg_encode(const uint8_t *pixels, int width, int height, size_t stride,
+                         int quality, tc_encoded *out);
+/// Encodes 8-bit RGB (channels 3) or RGBA (channels 4) rows as a non-interlaced PNG.
+tc_status tc_png_encode(const uint8_t *pixels, int width, int height, size_t stride,
+                        int channels, tc_encoded *out);
+void tc_free(void *pointer);
+
+#endif

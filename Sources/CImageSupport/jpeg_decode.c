@@ -1,0 +1,154 @@
+#include "CImageSupport.h"
+
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <jpeglib.h>
+#include <jerror.h>
+
+// Progressive files can have thousands of tiny scans, each costing a pass over the whole
+// coefficient buffer (a known denial-of-service shape). libjpeg-turbo's djpeg caps it too.
+enum { MAX_SCANS = 500 };
+
+struct tc_jpeg_decoder {
+    struct jpeg_decompress_struct cinfo;
+    struct jpeg_error_mgr error;
+    struct jpeg_progress_mgr progress;
+    jmp_buf jump;
+    int created;
+    tc_status failure;
+    char message[TC_MESSAGE_CAPACITY];
+    const uint8_t *data;
+    size_t size;
+};
+
+static tc_status classify(int code) {
+    switch (code) {
+    case JWRN_JPEG_EOF:
+    case JERR_INPUT_EOF:
+    case JERR_INPUT_EMPTY:
+        return TC_TRUNCATED;
+    case JERR_BAD_PRECISION:
+    case JERR_SOF_UNSUPPORTED:
+    case JERR_NOT_COMPILED:
+    case JERR_CONVERSION_NOTIMPL:
+        return TC_UNSUPPORTED;
+    case JERR_OUT_OF_MEMORY:
+        return TC_NO_MEMORY;
+    default:
+        return TC_CORRUPT;
+    }
+}
+
+static void fail(j_common_ptr cinfo) {
+    tc_jpeg_decoder *decoder = (tc_jpeg_decoder *)cinfo->client_data;
+    decoder->failure = classify(cinfo->err->msg_code);
+    cinfo->err->format_message(cinfo, decoder->message);
+    longjmp(decoder->jump, 1);
+}
+
+// Warnings ("Premature end of JPEG file", "Corrupt JPEG data: ...") mean the pixels are
+// partly invented; a cache must not store that as if it were the image, so they fail too.
+static void emit_message(j_common_ptr cinfo, int level) {
+    if (level < 0) fail(cinfo);
+}
+
+static void check_progress(j_common_ptr cinfo) {
+    j_decompress_ptr dinfo = (j_decompress_ptr)cinfo;
+    if (dinfo->input_scan_number > MAX_SCANS) {
+        tc_jpeg_decoder *decoder = (tc_jpeg_decoder *)cinfo->client_data;
+        decoder->failure = TC_CORRUPT;
+        snprintf(decoder->message, sizeof decoder->message,
+                 "progressive JPEG has more than %d scans", MAX_SCANS);
+        longjmp(decoder->jump, 1);
+    }
+}
+
+tc_jpeg_decoder *tc_jpeg_decoder_create(const uint8_t *data, size_t size) {
+    tc_jpeg_decoder *decoder = calloc(1, sizeof *decoder);
+    if (!decoder) return NULL;
+    decoder->data = data;
+    decoder->size = size;
+    decoder->cinfo.err = jpeg_std_error(&decoder->error);
+    decoder->error.error_exit = fail;
+    decoder->error.emit_message = emit_message;
+    decoder->cinfo.client_data = decoder;
+    if (setjmp(decoder->jump)) {
+        free(decoder);
+        return NULL;
+    }
+    jpeg_create_decompress(&decoder->cinfo);
+    decoder->created = 1;
+    decoder->progress.progress_monitor = check_progress;
+    decoder->cinfo.progress = &decoder->progress;
+    return decoder;
+}
+
+void tc_jpeg_decoder_destroy(tc_jpeg_decoder *decoder) {
+    if (!decoder) return;
+    if (decoder->created) jpeg_destroy_decompress(&decoder->cinfo);
+    free(decoder);
+}
+
+const char *tc_jpeg_message(const tc_jpeg_decoder *decoder) { return decoder->message; }
+
+tc_status tc_jpeg_read_header(tc_jpeg_decoder *decoder, tc_jpeg_header *header) {
+    j_decompress_ptr cinfo = &decoder->cinfo;
+    if (setjmp(decoder->jump)) return decoder->failure;
+    jpeg_mem_src(cinfo, decoder->data, (unsigned long)decoder->size);
+    jpeg_save_markers(cinfo, JPEG_APP0 + 1, 0xFFFF);
+    jpeg_read_header(cinfo, TRUE);
+    header->width = (int)cinfo->image_width;
+    header->height = (int)cinfo->image_height;
+    header->components = cinfo->num_components;
+    header->color_space = cinfo->jpeg_color_space;
+    header->progressive = cinfo->progressive_mode;
+    header->saw_adobe_marker = cinfo->saw_Adobe_marker;
+    return TC_OK;
+}
+
+const uint8_t *tc_jpeg_exif(const tc_jpeg_decoder *decoder, size_t *length) {
+    static const char prefix[6] = {'E', 'x', 'i', 'f', 0, 0};
+    for (jpeg_saved_marker_ptr m = decoder->cinfo.marker_list; m; m = m->next) {
+        if (m->marker == JPEG_APP0 + 1 && m->data_length > 6 && memcmp(m->data, prefix, 6) == 0) {
+            *length = m->data_length - 6;
+            return m->data + 6;
+        }
+    }
+    *length = 0;
+    return NULL;
+}
+
+tc_status tc_jpeg_start(tc_jpeg_decoder *decoder, int scale_denom, int cmyk,
+                        int *out_width, int *out_height, int *out_components) {
+    j_decompress_ptr cinfo = &decoder->cinfo;
+    if (setjmp(decoder->jump)) return decoder->failure;
+    cinfo->scale_num = 1;
+    cinfo->scale_denom = (unsigned int)scale_denom;
+    cinfo->out_color_space = cmyk ? JCS_CMYK : JCS_EXT_RGB;
+    jpeg_start_decompress(cinfo);
+    *out_width = (int)cinfo->output_width;
+    *out_height = (int)cinfo->output_height;
+    *out_components = cinfo->output_components;
+    return TC_OK;
+}
+
+tc_status tc_jpeg_read_rows(tc_jpeg_decoder *decoder, uint8_t *buffer, size_t stride,
+                            int max_rows, int *rows_read) {
+    j_decompress_ptr cinfo = &decoder->cinfo;
+    enum { MAX_BATCH = 16 };
+    JSAMPROW rows[MAX_BATCH];
+    if (max_rows > MAX_BATCH) max_rows = MAX_BATCH;
+    for (int i = 0; i < max_rows; i++) rows[i] = buffer + (size_t)i * stride;
+    *rows_read = 0;
+    if (setjmp(decoder->jump)) return decoder->failure;
+    *rows_read = (int)jpeg_read_scanlines(cinfo, rows, (JDIMENSION)max_rows);
+    return TC_OK;
+}
+
+tc_status tc_jpeg_finish(tc_jpeg_decoder *decoder) {
+    if (setjmp(decoder->jump)) return decoder->failure;
+    jpeg_finish_decompress(&decoder->cinfo);
+    return TC_OK;
+}

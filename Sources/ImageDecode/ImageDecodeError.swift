@@ -1,0 +1,39 @@
+/// Why an image was refused or a thumbnail could not be made. Every message says what is
+/// wrong with the input (or request) in terms the person supplying it can act on.
+public enum ImageDecodeError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The bytes are neither a JPEG nor a PNG.
+    case unrecognizedFormat
+    /// A valid file using a feature this decoder deliberately does not handle (12-bit, lossless JPEG).
+    case unsupported(String)
+    /// The file is damaged; the associated text is libjpeg's or libpng's diagnosis.
+    case corrupt(String)
+    /// The file ends before the image data does.
+    case truncated
+    /// The header declares more pixels than the configured budget; nothing was decoded.
+    case tooLarge(width: Int, height: Int, limit: Int)
+    /// The decoder or encoder could not get memory.
+    case outOfMemory
+    case encodeFailed(String)
+    case invalidRequest(String)
+
+    public var description: String {
+        switch self {
+        case .unrecognizedFormat:
+            return "not a JPEG or PNG file (unrecognized signature bytes)"
+        case .unsupported(let detail):
+            return "unsupported image: \(detail)"
+        case .corrupt(let detail):
+            return "corrupt image data: \(detail)"
+        case .truncated:
+            return "the image file is truncated (it ends before the image data is complete; was the download cut off?)"
+        case .tooLarge(let width, let height, let limit):
+            return "image is \(width)x\(height) = \(width * height) pixels, above the limit of \(limit) pixels; raise maxPixels to allow it"
+        case .outOfMemory:
+            return "out of memory while decoding the image"
+        case .encodeFailed(let detail):
+            return "could not encode the thumbnail: \(detail)"
+        case .invalidRequest(let detail):
+            return "invalid thumbnail request: \(detail)"
+        }
+    }
+}

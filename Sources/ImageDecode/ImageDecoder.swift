@@ -1,0 +1,72 @@
+import Foundation
+import CImageSupport
+
+/// A decoder whose header has been read, ready to produce rows top to bottom.
+/// Decoders point into the caller's bytes and must not outlive `ImageDecoder.withDecoder`.
+protocol RowDecoder: AnyObject {
+    var info: ImageInfo { get }
+    /// Starts decoding. `shrink` (>= 1) is how much the caller will reduce the image; a
+    /// decoder that can reduce while decoding (JPEG DCT scaling) uses part of it.
+    /// Returns the size and channel count (3 or 4) of the rows `readRows` will deliver.
+    func start(shrink: Double) throws(ImageDecodeError) -> (width: Int, height: Int, channels: Int)
+    /// Delivers every row, in order, then checks the rest of the file.
+    func readRows(_ consume: (UnsafeBufferPointer<UInt8>) -> Void) throws(ImageDecodeError)
+}
+
+/// Entry points for probing and decoding in-memory JPEG and PNG files.
+public enum ImageDecoder {
+    public static let defaultMaxPixels = 50_000_000
+
+    /// Reads the header only.
+    public static func probe(_ data: Data) throws(ImageDecodeError) -> ImageInfo {
+        try withDecoder(for: data, maxPixels: Int.max) { decoder throws(ImageDecodeError) in decoder.info }
+    }
+
+    /// Decodes the whole image at full size, as stored (no orientation applied).
+    public static func decode(_ data: Data, maxPixels: Int = defaultMaxPixels) throws(ImageDecodeError) -> PixelBuffer {
+        try withDecoder(for: data, maxPixels: maxPixels) { decoder throws(ImageDecodeError) in
+            let (width, height, channels) = try decoder.start(shrink: 1)
+            var pixels = [UInt8]()
+            pixels.reserveCapacity(width * height * channels)
+            try decoder.readRows { row in pixels.append(contentsOf: row) }
+            return PixelBuffer(width: width, height: height, channels: channels, pixels: pixels)
+        }
+    }
+
+    /// Opens a decoder on `data` and checks the pixel budget before any pixel memory exists.
+    static func withDecoder<Result>(
+        for data: Data, maxPixels: Int,
+        _ body: (any RowDecoder) throws(ImageDecodeError) -> Result
+    ) throws(ImageDecodeError) -> Result {
+        guard let format = ImageFormat.sniff(data) else { throw .unrecognizedFormat }
+        let outcome: Swift.Result<Result, ImageDecodeError> = data.withUnsafeBytes { bytes in
+            do throws(ImageDecodeError) {
+                let decoder: any RowDecoder = switch format {
+                case .jpeg: try JPEGDecoder(bytes)
+                case .png: try PNGDecoder(bytes)
+                }
+                let info = decoder.info
+                guard info.width > 0, info.height > 0 else { throw .corrupt("image has zero width or height") }
+                guard info.width.multipliedReportingOverflow(by: info.height).partialValue <= maxPixels,
+                      info.width <= Int(Int32.max) / 8, info.height <= Int(Int32.max) / 8 else {
+                    throw .tooLarge(width: info.width, height: info.height, limit: maxPixels)
+                }
+                return .success(try body(decoder))
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try outcome.get()
+    }
+
+    /// Maps a glue status and the library's message to the public error.
+    static func error(_ status: tc_status, message: UnsafePointer<CChar>?) -> ImageDecodeError {
+        let text = message.map { String(cString: $0) } ?? ""
+        switch status {
+        case TC_TRUNCATED: return .truncated
+        case TC_UNSUPPORTED: return .unsupported(text)
+        case TC_NO_MEMORY: return .outOfMemory
+        default: return .corrupt(text.isEmpty ? "decoder reported an error" : text)
+        }
+    }
+}

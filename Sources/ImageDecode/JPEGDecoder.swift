@@ -1,0 +1,99 @@
+import CImageSupport
+import CJPEG
+
+/// Streams rows out of a JPEG through libjpeg-turbo, using DCT scaling to shrink on load.
+final class JPEGDecoder: RowDecoder {
+    let info: ImageInfo
+    private let handle: OpaquePointer
+    private let isCMYK: Bool
+    private let invertedInk: Bool
+    private var output = (width: 0, height: 0, components: 0)
+
+    init(_ bytes: UnsafeRawBufferPointer) throws(ImageDecodeError) {
+        guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self),
+              let handle = tc_jpeg_decoder_create(base, bytes.count) else { throw .outOfMemory }
+        self.handle = handle
+        var header = tc_jpeg_header()
+        let status = tc_jpeg_read_header(handle, &header)
+        guard status == TC_OK else {
+            let error = ImageDecoder.error(status, message: tc_jpeg_message(handle))
+            tc_jpeg_decoder_destroy(handle)
+            throw error
+        }
+        var exifLength = 0
+        let orientation = tc_jpeg_exif(handle, &exifLength).flatMap {
+            EXIF.orientation(tiff: UnsafeRawBufferPointer(start: $0, count: exifLength))
+        }
+        let space = J_COLOR_SPACE(UInt32(header.color_space))
+        isCMYK = space == JCS_CMYK || space == JCS_YCCK
+        // Adobe's APP14 marks the (almost universal) Photoshop convention of inverted CMYK.
+        invertedInk = header.saw_adobe_marker != 0
+        info = ImageInfo(format: .jpeg, width: Int(header.width), height: Int(header.height),
+                         orientation: orientation ?? .identity, hasAlpha: false,
+                         isProgressive: header.progressive != 0)
+    }
+
+    deinit { tc_jpeg_decoder_destroy(handle) }
+
+    /// libvips' rule: the largest of 1/2, 1/4, 1/8 that leaves at least twice the target
+    /// size, so the Lanczos stage still has real pixels to filter (avoids moire).
+    static func scaleDenominator(shrink: Double) -> Int {
+        if shrink >= 16 { return 8 }
+        if shrink >= 8 { return 4 }
+        if shrink >= 4 { return 2 }
+        return 1
+    }
+
+    func start(shrink: Double) throws(ImageDecodeError) -> (width: Int, height: Int, channels: Int) {
+        var width: Int32 = 0, height: Int32 = 0, components: Int32 = 0
+        let status = tc_jpeg_start(handle, Int32(Self.scaleDenominator(shrink: shrink)), isCMYK ? 1 : 0,
+                                   &width, &height, &components)
+        guard status == TC_OK else { throw ImageDecoder.error(status, message: tc_jpeg_message(handle)) }
+        output = (Int(width), Int(height), Int(components))
+        guard output.components == (isCMYK ? 4 : 3) else {
+            throw .unsupported("JPEG with \(output.components) output components")
+        }
+        return (output.width, output.height, 3)
+    }
+
+    func readRows(_ consume: (UnsafeBufferPointer<UInt8>) -> Void) throws(ImageDecodeError) {
+        let stride = output.width * output.components
+        let batch = 16
+        let strip = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: stride * batch)
+        defer { strip.deallocate() }
+        let rgb = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: output.width * 3)
+        defer { rgb.deallocate() }
+        var remaining = output.height
+        while remaining > 0 {
+            var got: Int32 = 0
+            let status = tc_jpeg_read_rows(handle, strip.baseAddress, stride, Int32(min(batch, remaining)), &got)
+            guard status == TC_OK else { throw ImageDecoder.error(status, message: tc_jpeg_message(handle)) }
+            guard got > 0 else { throw .truncated }
+            for row in 0..<Int(got) {
+                let line = UnsafeBufferPointer(rebasing: strip[row * stride..<(row + 1) * stride])
+                if isCMYK {
+                    convertCMYK(line, into: rgb)
+                    consume(UnsafeBufferPointer(rgb))
+                } else {
+                    consume(line)
+                }
+            }
+            remaining -= Int(got)
+        }
+        let status = tc_jpeg_finish(handle)
+        guard status == TC_OK else { throw ImageDecoder.error(status, message: tc_jpeg_message(handle)) }
+    }
+
+    /// Naive ink-to-light conversion without an ICC profile, the same formula Pillow uses:
+    /// R = (255 - C)(255 - K) / 255. Inverted (Adobe) files store 255 - C, so R = C * K / 255.
+    private func convertCMYK(_ cmyk: UnsafeBufferPointer<UInt8>, into rgb: UnsafeMutableBufferPointer<UInt8>) {
+        let flip: Int = invertedInk ? 0 : 255
+        for x in 0..<output.width {
+            let k = abs(flip - Int(cmyk[x * 4 + 3]))
+            for c in 0..<3 {
+                let ink = abs(flip - Int(cmyk[x * 4 + c]))
+                rgb[x * 3 + c] = UInt8((ink * k + 127) / 255)
+            }
+        }
+    }
+}

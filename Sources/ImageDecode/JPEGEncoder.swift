@@ -1,0 +1,26 @@
+import Foundation
+import CImageSupport
+
+/// Encodes thumbnails as baseline 4:2:0 JPEG with optimized Huffman tables, no metadata.
+enum JPEGEncoder {
+    static func encode(_ image: PixelBuffer, quality: Int) throws(ImageDecodeError) -> Data {
+        let rgb = image.flattened()
+        var encoded = tc_encoded()
+        let status = rgb.pixels.withUnsafeBufferPointer { pixels in
+            tc_jpeg_encode(pixels.baseAddress, Int32(rgb.width), Int32(rgb.height), rgb.rowBytes, Int32(quality), &encoded)
+        }
+        return try takeEncoded(&encoded, status: status)
+    }
+}
+
+/// Moves a C encoder's malloc'd output into `Data`, or turns its failure into an error.
+func takeEncoded(_ encoded: inout tc_encoded, status: tc_status) throws(ImageDecodeError) -> Data {
+    guard status == TC_OK, let bytes = encoded.data else {
+        let message = withUnsafeBytes(of: &encoded.message) { raw in
+            String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+        }
+        tc_free(encoded.data)
+        throw .encodeFailed(message.isEmpty ? "encoder failed" : message)
+    }
+    return Data(bytesNoCopy: bytes, count: encoded.size, deallocator: .custom { pointer, _ in tc_free(pointer) })
+}

@@ -1,0 +1,66 @@
+import CImageSupport
+
+/// Streams rows out of a PNG through libpng, expanded to 8-bit RGB or RGBA.
+final class PNGDecoder: RowDecoder {
+    let info: ImageInfo
+    private let handle: OpaquePointer
+    private var channels = 0
+    private var passes = 1
+
+    init(_ bytes: UnsafeRawBufferPointer) throws(ImageDecodeError) {
+        guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self),
+              let handle = tc_png_decoder_create(base, bytes.count) else { throw .outOfMemory }
+        self.handle = handle
+        var header = tc_png_header()
+        let status = tc_png_read_header(handle, &header)
+        guard status == TC_OK else {
+            let error = ImageDecoder.error(status, message: tc_png_message(handle))
+            tc_png_decoder_destroy(handle)
+            throw error
+        }
+        var exifLength = 0
+        let orientation = tc_png_exif(handle, &exifLength).flatMap {
+            EXIF.orientation(tiff: UnsafeRawBufferPointer(start: $0, count: exifLength))
+        }
+        info = ImageInfo(format: .png, width: Int(header.width), height: Int(header.height),
+                         orientation: orientation ?? .identity, hasAlpha: header.has_alpha != 0,
+                         isProgressive: header.interlaced != 0)
+    }
+
+    deinit { tc_png_decoder_destroy(handle) }
+
+    /// PNG has no reduced-resolution decode, so `shrink` is not used.
+    func start(shrink: Double) throws(ImageDecodeError) -> (width: Int, height: Int, channels: Int) {
+        var channels: Int32 = 0, passes: Int32 = 0
+        let status = tc_png_start(handle, &channels, &passes)
+        guard status == TC_OK else { throw ImageDecoder.error(status, message: tc_png_message(handle)) }
+        self.channels = Int(channels)
+        self.passes = Int(passes)
+        return (info.width, info.height, self.channels)
+    }
+
+    func readRows(_ consume: (UnsafeBufferPointer<UInt8>) -> Void) throws(ImageDecodeError) {
+        let stride = info.width * channels
+        // Adam7 fills every row over 7 passes, so interlaced images need the whole frame;
+        // non-interlaced ones stream through a single row.
+        let rows = passes > 1 ? info.height : 1
+        let buffer = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: stride * rows)
+        buffer.initialize(repeating: 0)
+        defer { buffer.deallocate() }
+        for _ in 0..<passes {
+            for y in 0..<info.height {
+                let row = passes > 1 ? buffer.baseAddress! + y * stride : buffer.baseAddress!
+                let status = tc_png_read_row(handle, row)
+                guard status == TC_OK else { throw ImageDecoder.error(status, message: tc_png_message(handle)) }
+                if passes == 1 { consume(UnsafeBufferPointer(start: row, count: stride)) }
+            }
+        }
+        if passes > 1 {
+            for y in 0..<info.height {
+                consume(UnsafeBufferPointer(rebasing: buffer[y * stride..<(y + 1) * stride]))
+            }
+        }
+        let status = tc_png_finish(handle)
+        guard status == TC_OK else { throw ImageDecoder.error(status, message: tc_png_message(handle)) }
+    }
+}

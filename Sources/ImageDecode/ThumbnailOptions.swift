@@ -1,0 +1,43 @@
+/// How the thumbnail box is filled.
+public enum FitMode: String, Sendable, CaseIterable {
+    /// Scale to fit inside size x size, keeping the aspect ratio (vipsthumbnail's default).
+    case contain
+    /// Scale so the shorter side is `size`, then centre-crop to size x size.
+    case cover
+}
+
+/// What thumbnail to make.
+public struct ThumbnailRequest: Sendable, Equatable {
+    public static let maxSize = 8192
+
+    /// Longest side for `contain`; side of the square for `cover`.
+    public var size: Int
+    public var fit: FitMode
+    /// nil chooses JPEG for opaque sources and PNG for sources with transparency.
+    public var format: ImageFormat?
+    public var jpegQuality: Int
+    /// Off by default: a source smaller than the box is re-encoded and oriented, not enlarged.
+    public var allowUpscale: Bool
+    /// Sources with more pixels than this are refused after reading only the header.
+    public var maxPixels: Int
+
+    public init(size: Int, fit: FitMode = .contain, format: ImageFormat? = nil, jpegQuality: Int = 80,
+                allowUpscale: Bool = false, maxPixels: Int = ImageDecoder.defaultMaxPixels) {
+        self.size = size
+        self.fit = fit
+        self.format = format
+        self.jpegQuality = jpegQuality
+        self.allowUpscale = allowUpscale
+        self.maxPixels = maxPixels
+    }
+
+    func validate() throws(ImageDecodeError) {
+        guard (1...Self.maxSize).contains(size) else {
+            throw .invalidRequest("size must be between 1 and \(Self.maxSize) pixels, got \(size)")
+        }
+        guard (1...100).contains(jpegQuality) else {
+            throw .invalidRequest("JPEG quality must be between 1 and 100, got \(jpegQuality)")
+        }
+        guard maxPixels > 0 else { throw .invalidRequest("maxPixels must be positive, got \(maxPixels)") }
+    }
+}

@@ -1,0 +1,34 @@
+import Foundation
+
+/// The one-call facade: image bytes in, thumbnail bytes out.
+/// Data flows one way: decode (with shrink-on-load) -> resize -> orient -> encode.
+/// Stateless and Sendable; every call owns its decoder, so calls may run concurrently.
+public struct Thumbnailer: Sendable {
+    public init() {}
+
+    /// Reads only the header: format, stored size, orientation, alpha.
+    public func probe(_ data: Data) throws(ImageDecodeError) -> ImageInfo {
+        try ImageDecoder.probe(data)
+    }
+
+    public func makeThumbnail(from data: Data, _ request: ThumbnailRequest) throws(ImageDecodeError) -> Thumbnail {
+        try request.validate()
+        let (image, info) = try ImageDecoder.withDecoder(for: data, maxPixels: request.maxPixels) {
+            decoder throws(ImageDecodeError) in
+            let info = decoder.info
+            let plan = ThumbnailPlan(info: info, request: request)
+            let decoded = try decoder.start(shrink: plan.shrink(sourceWidth: info.width, sourceHeight: info.height))
+            var resampler = Resampler(sourceWidth: decoded.width, sourceHeight: decoded.height, channels: decoded.channels,
+                                      resizedWidth: plan.resizedWidth, resizedHeight: plan.resizedHeight,
+                                      crop: (plan.cropX, plan.cropY, plan.outputWidth, plan.outputHeight))
+            try decoder.readRows { row in resampler.push(row) }
+            return (info.orientation.apply(to: resampler.finish()), info)
+        }
+        let format = request.format ?? (image.hasAlpha ? .png : .jpeg)
+        let encoded = switch format {
+        case .jpeg: try JPEGEncoder.encode(image, quality: request.jpegQuality)
+        case .png: try PNGEncoder.encode(image)
+        }
+        return Thumbnail(data: encoded, format: format, width: image.width, height: image.height, sourceInfo: info)
+    }
+}

@@ -1,0 +1,84 @@
+import ArgumentParser
+import Foundation
+import ImageDecode
+
+extension ImageFormat: ExpressibleByArgument {}
+extension FitMode: ExpressibleByArgument {}
+
+/// `thumbcache thumbnail`: makes thumbnails of local JPEG/PNG files.
+struct ThumbnailCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "thumbnail",
+        abstract: "Make thumbnails of JPEG or PNG files.",
+        discussion: """
+            Decodes each INPUT (JPEG or PNG), applies its EXIF orientation, resizes it with \
+            Lanczos3 so it fits in SIZE x SIZE (or covers it, with --fit cover) and encodes it. \
+            Images are never enlarged. Exits non-zero if any input is refused.
+            """
+    )
+
+    @Argument(help: "Input image files.")
+    var inputs: [String]
+
+    @Option(help: "Longest side of the thumbnail in pixels (side of the square with --fit cover).")
+    var size: Int
+
+    @Option(name: .shortAndLong, help: "Output file (only with a single input).")
+    var output: String?
+
+    @Option(help: "Directory for outputs, named after each input (for several inputs).")
+    var outputDir: String?
+
+    @Option(help: "Output format: jpeg or png (default: jpeg, or png when the source has transparency).")
+    var format: ImageFormat?
+
+    @Option(help: "contain (fit inside the box) or cover (fill the box, centre-crop).")
+    var fit: FitMode = .contain
+
+    @Option(help: "JPEG quality, 1-100.")
+    var quality: Int = 80
+
+    func validate() throws {
+        switch (output, outputDir) {
+        case (nil, nil): throw ValidationError("give an output file with -o or a directory with --output-dir")
+        case (.some, .some): throw ValidationError("use either -o or --output-dir, not both")
+        case (.some, nil) where inputs.count != 1: throw ValidationError("-o takes a single input; use --output-dir for several")
+        default: break
+        }
+        guard (1...ThumbnailRequest.maxSize).contains(size) else {
+            throw ValidationError("--size must be between 1 and \(ThumbnailRequest.maxSize)")
+        }
+        guard (1...100).contains(quality) else { throw ValidationError("--quality must be between 1 and 100") }
+    }
+
+    func run() throws {
+        let request = ThumbnailRequest(size: size, fit: fit, format: format, jpegQuality: quality)
+        let thumbnailer = Thumbnailer()
+        var failures = 0
+        for input in inputs {
+            do {
+                let data = try Data(contentsOf: URL(fileURLWithPath: input))
+                let thumbnail = try thumbnailer.makeThumbnail(from: data, request)
+                try thumbnail.data.write(to: destination(for: input, format: thumbnail.format), options: .atomic)
+            } catch {
+                failures += 1
+                FileHandle.standardError.write(Data("thumbcache: \(input): \(Self.describe(error))\n".utf8))
+            }
+        }
+        if failures > 0 { throw ExitCode.failure }
+    }
+
+    private func destination(for input: String, format: ImageFormat) -> URL {
+        if let output { return URL(fileURLWithPath: output) }
+        let name = URL(fileURLWithPath: input).deletingPathExtension().lastPathComponent
+        return URL(fileURLWithPath: outputDir!).appendingPathComponent("\(name).\(format.fileExtension)")
+    }
+
+    private static func describe(_ error: any Error) -> String {
+        if let error = error as? ImageDecodeError { return error.description }
+        if let error = error as? CocoaError, let path = error.filePath {
+            return "cannot access \(path): \(error.localizedDescription)"
+        }
+        return error.localizedDescription
+    }
+}

@@ -1,0 +1,68 @@
+import Foundation
+import Testing
+@testable import ImageDecode
+
+@Suite struct ResamplerTests {
+    @Test(arguments: [(3, [200, 100, 50] as [UInt8]), (4, [10, 220, 130, 77] as [UInt8])])
+    func constantImageStaysConstant(channels: Int, colour: [UInt8]) {
+        let source = Fixtures.image(width: 97, height: 61, channels: channels) { _, _ in colour }
+        for (width, height) in [(13, 8), (97, 61), (200, 100), (1, 1)] {
+            let result = Fixtures.resize(source, to: width, height)
+            #expect(result.width == width && result.height == height)
+            #expect(result.pixels == Array([[UInt8]](repeating: colour, count: width * height).joined()), "\(width)x\(height)")
+        }
+    }
+
+    @Test func checkerboardAveragesToGrey() {
+        let board = Fixtures.image(width: 256, height: 256, channels: 3) { x, y in
+            (x + y) % 2 == 0 ? [255, 255, 255] : [0, 0, 0]
+        }
+        let result = Fixtures.resize(board, to: 32, 32)
+        for value in result.pixels { #expect(abs(Int(value) - 128) <= 2) }
+    }
+
+    /// Opaque red next to fully transparent green: with premultiplied alpha the green can never
+    /// show, so every partly transparent output pixel is still pure red.
+    @Test func premultipliedAlphaAvoidsFringes() {
+        let source = Fixtures.image(width: 64, height: 64, channels: 4) { x, _ in
+            x < 32 ? [255, 0, 0, 255] : [0, 255, 0, 0]
+        }
+        let result = Fixtures.resize(source, to: 10, 10)
+        var sawEdge = false
+        for y in 0..<10 {
+            for x in 0..<10 where result[x, y][3] > 0 {
+                let pixel = result[x, y]
+                #expect(pixel[0] >= 250 && pixel[1] <= 3, "(\(x),\(y)) = \(pixel)")
+                if pixel[3] < 250 { sawEdge = true }
+            }
+        }
+        #expect(sawEdge, "the test needs a partly transparent edge pixel")
+    }
+
+    @Test func weightsAreNormalizedAndCentred() {
+        let filter = FilterWeights(sourceSize: 1000, resizedSize: 37)
+        for i in 0..<filter.outputCount {
+            let row = filter.weights[i * filter.taps..<i * filter.taps + filter.counts[i]]
+            #expect(abs(row.reduce(0, +) - 1) < 1e-5)
+            #expect(filter.starts[i] >= 0 && filter.starts[i] + filter.counts[i] <= 1000)
+        }
+        // Output pixel 18 of 37 is the exact centre: its weights are symmetric about source 499.5.
+        let w = Array(filter.weights[18 * filter.taps..<18 * filter.taps + filter.counts[18]])
+        #expect(zip(w, w.reversed()).allSatisfy { abs($0 - $1) < 1e-6 })
+    }
+
+    @Test func cropWindowMatchesTheSameRegionOfAFullResize() {
+        let source = Fixtures.image(width: 120, height: 80, channels: 3) { x, y in
+            [UInt8(x * 2), UInt8(y * 3), UInt8((x * y) % 256)]
+        }
+        let full = Fixtures.resize(source, to: 60, 40)
+        var resampler = Resampler(sourceWidth: 120, sourceHeight: 80, channels: 3, resizedWidth: 60, resizedHeight: 40,
+                                  crop: (10, 5, 40, 30))
+        source.pixels.withUnsafeBufferPointer { pixels in
+            for y in 0..<80 { resampler.push(UnsafeBufferPointer(rebasing: pixels[y * 360..<(y + 1) * 360])) }
+        }
+        let cropped = resampler.finish()
+        #expect(cropped.width == 40 && cropped.height == 30)
+        for y in 0..<30 { for x in 0..<40 { #expect(cropped[x, y] == full[x + 10, y + 5]) } }
+    }
+}

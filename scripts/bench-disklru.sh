@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# DiskLru vs OkHttp 3.13's DiskLruCache on the same workload (shared/bench/OkBench.java), in one run.
+# Usage: scripts/bench-disklru.sh [N] [G] [ROUNDS]    (defaults: 20000 100000 3)
+# Each round runs both, alternating which goes first; the median of each phase is reported.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+n=${1:-20000}; g=${2:-100000}; rounds=${3:-3}
+okbench=${OKBENCH:-../shared/bench/OkBench.java}
+cp_jars=/usr/share/java/okhttp.jar:/usr/share/java/okio.jar
+[ -f "$okbench" ] || { echo "OkBench.java not found at $okbench (set OKBENCH=path)" >&2; exit 2; }
+[ -f /usr/share/java/okhttp.jar ] || { echo "needs: apt-get install -y default-jdk-headless libokhttp-java libokio-java" >&2; exit 2; }
+
+swift build -c release --product disklru-bench >/dev/null
+work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
+mkdir -p "$work/java" && cp "$okbench" "$work/java/" && javac -d "$work/java" -cp "$cp_jars" "$work/java/OkBench.java"
+
+run_swift() { rm -rf "$work/cache"; .build/release/disklru-bench "$work/cache" "$n" "$g"; }
+run_java() { rm -rf "$work/cache"; java -cp "$cp_jars:$work/java" OkBench "$work/cache" "$n" "$g"; }
+for r in $(seq 1 "$rounds"); do
+  if ((r % 2)); then run_swift > "$work/s$r"; run_java > "$work/j$r"; else run_java > "$work/j$r"; run_swift > "$work/s$r"; fi
+done
+python3 - "$work" "$rounds" "$n" "$g" <<'PY'
+import sys, statistics, platform, os
+work, rounds, n, g = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
+def load(prefix):
+    phases = {}
+    for r in range(1, rounds + 1):
+        for line in open(f"{work}/{prefix}{r}"):
+            parts = line.split()
+            if parts[0] in ("write", "read", "reopen"):
+                phases.setdefault(parts[0], []).append(float(parts[2]))
+    return {k: statistics.median(v) for k, v in phases.items()}
+s, j = load("s"), load("j")
+ops = {"write": int(n), "read": int(g), "reopen": 1}
+print(f"N={n} G={g}, median of {rounds} alternating rounds, {os.cpu_count()} cores, {platform.machine()}")
+print("| phase | DiskLru ops/s | OkHttp 3.13 ops/s | DiskLru seconds | OkHttp seconds | speed-up |")
+print("|---|---|---|---|---|---|")
+for p in ("write", "read", "reopen"):
+    print(f"| {p} | {ops[p]/s[p]:,.0f} | {ops[p]/j[p]:,.0f} | {s[p]:.3f} | {j[p]:.3f} | {j[p]/s[p]:.2f}x |")
+PY
