@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "ImageDecode", targets: ["ImageDecode"]),
         .library(name: "ThumbcacheKit", targets: ["ThumbcacheKit"]),
         .executable(name: "thumbcache", targets: ["thumbcache"]),
+        .executable(name: "conformance", targets: ["conformance"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
@@ -49,6 +50,12 @@ let package = Package(
         ]),
         // Seeded mutation fuzzer for the decoders (see Fuzz/README.md).
         .executableTarget(name: "thumbcache-fuzz", dependencies: ["ImageDecode"], path: "Fuzz/thumbcache-fuzz"),
+        // Replays Conformance/vectors against DiskLru and OkHttp's DiskLruCache (see Conformance/README.md).
+        .executableTarget(
+            name: "conformance",
+            dependencies: ["DiskLru", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Conformance/Sources"
+        ),
     ],
     swiftLanguageModes: [.v6]
 )
