@@ -24,6 +24,9 @@ final class HTTPFetcher: Sendable {
             redirectConfiguration: .follow(max: limits.maxRedirects, allowCycles: false),
             timeout: .init(connect: limits.connectTimeout, read: limits.readTimeout))
         configuration.decompression = .disabled
+        // AHC retries a refused connection with backoff until the connect timeout: 10 s of silence before
+        // "connection refused". Fail at once instead, with the real reason.
+        configuration.connectionPool.retryConnectionEstablishment = false
         client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }
 

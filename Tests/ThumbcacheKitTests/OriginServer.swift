@@ -16,7 +16,7 @@ final class OriginServer: Sendable {
         case respond(status: Int, headers: [(String, String)], body: Data)
         /// Declares `declaredLength`, sends `body`, then closes the connection.
         case cut(body: Data, declaredLength: Int)
-        /// Sends the body in `chunk`-byte pieces, `delay` apart.
+        /// Sends the body (fresh for 60 s) in `chunk`-byte pieces, `delay` apart.
         case trickle(body: Data, chunk: Int, delay: TimeAmount)
     }
 
@@ -116,6 +116,7 @@ final class OriginServer: Sendable {
                 var head = HTTPResponseHead(version: .http1_1, status: .ok)
                 head.headers.add(name: "Content-Type", value: "image/jpeg")
                 head.headers.add(name: "Content-Length", value: String(body.count))
+                head.headers.add(name: "Cache-Control", value: "max-age=60")
                 context.writeAndFlush(wrapOutboundOut(.head(head)), promise: nil)
                 trickle(body[...], chunk: chunk, delay: delay, context: context)
             }

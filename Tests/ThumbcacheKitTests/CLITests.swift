@@ -1,0 +1,118 @@
+import DiskLru
+import Foundation
+import NIOCore
+import Testing
+@testable import ThumbcacheKit
+
+/// The `thumbcache` executable as a user runs it: separate processes, exit codes, the directory lock.
+@Suite(.serialized) struct CLITests {
+    struct Run {
+        let status: Int32
+        let stdout: Data
+        let stderr: String
+    }
+
+    static var executable: URL {
+        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        if directory.lastPathComponent.hasSuffix(".xctest") { directory.deleteLastPathComponent() }
+        return directory.appendingPathComponent("thumbcache")
+    }
+
+    static func launch(_ arguments: [String]) throws -> (Process, Pipe, Pipe) {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        return (process, out, err)
+    }
+
+    static func finish(_ launched: (Process, Pipe, Pipe)) -> Run {
+        let (process, out, err) = launched
+        let stdout = out.fileHandleForReading.readDataToEndOfFile()
+        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return Run(status: process.terminationStatus, stdout: stdout, stderr: stderr)
+    }
+
+    static func run(_ arguments: [String]) throws -> Run { finish(try launch(arguments)) }
+
+    let server: OriginServer
+    let cacheDir: String
+
+    init() throws {
+        server = try OriginServer()
+        cacheDir = FileManager.default.temporaryDirectory.appendingPathComponent("thumbcache-cli-\(UUID().uuidString)").path
+    }
+
+    func cleanUp() {
+        server.shutdown()
+        try? FileManager.default.removeItem(atPath: cacheDir)
+    }
+
+    @Test func exitCodesAreDistinctAndDocumented() throws {
+        server.route("/page.html") { _ in .respond(status: 200, headers: [("Content-Type", "text/html")], body: Data("<html>".utf8)) }
+        server.route("/ok.jpg") { _ in .respond(status: 200, headers: [("Cache-Control", "max-age=60")], body: Fixtures.jpeg) }
+        let get = { (url: String, extra: [String]) in try Self.run(["get", url, "--size", "64", "--cache-dir", cacheDir, "-o", "-"] + extra) }
+        let ok = try get(server.url("/ok.jpg"), ["--json"])
+        #expect(ok.status == 0, "\(ok.stderr)")
+        #expect(ok.stdout.prefix(3) == Data([0xFF, 0xD8, 0xFF]), "-o - writes the JPEG to stdout")
+        #expect(ok.stderr.contains("\"servedFrom\":\"network\""), "--json goes to stderr when the image is on stdout")
+        #expect(try get(server.url("/ok.jpg"), []).stderr.contains("[disk]"))
+        #expect(try get(server.url("/missing.jpg"), []).status == 4)
+        let html = try get(server.url("/page.html"), [])
+        #expect(html.status == 5 && html.stderr.contains("not a PNG or JPEG"))
+        #expect(try get("http://127.0.0.1:1/x.jpg", []).status == 3)
+        #expect(try get(server.url("/other.jpg"), ["--offline"]).status == 7)
+        #expect(try get(server.url("/ok.jpg"), ["--size", "0"]).status == 64)
+        #expect(try get("ftp://x/y.jpg", []).status == 64)
+        let stats = try Self.run(["stats", "--cache-dir", cacheDir, "--json"])
+        let json = try JSONSerialization.jsonObject(with: stats.stdout) as? [String: Any]
+        #expect(json?["entries"] as? Int == 1)
+        #expect(json?["misses"] as? Int == 1 && json?["diskHits"] as? Int == 1)
+        #expect(try Self.run(["clear", "--cache-dir", cacheDir]).status == 0)
+        #expect(try Self.run(["info", server.url("/ok.jpg"), "--cache-dir", cacheDir]).status == 7)
+        cleanUp()
+    }
+
+    @Test func twoProcessesOnOneDirectoryBothSucceed() throws {
+        server.route("/slow.jpg") { _ in .trickle(body: Fixtures.jpeg, chunk: 600, delay: .milliseconds(60)) }
+        let url = server.url("/slow.jpg")
+        let first = try Self.launch(["get", url, "--size", "64", "--cache-dir", cacheDir, "-o", cacheDir + "-a.jpg"])
+        usleep(150_000)  // the first now holds the directory while it downloads
+        let second = Self.finish(try Self.launch(["get", url, "--size", "64", "--cache-dir", cacheDir, "-o", cacheDir + "-b.jpg"]))
+        let firstRun = Self.finish(first)
+        #expect(firstRun.status == 0, "\(firstRun.stderr)")
+        #expect(second.status == 0, "\(second.stderr)")
+        #expect(second.stderr.contains("waiting for the cache directory"), "the second says why it waits: \(second.stderr)")
+        #expect(second.stderr.contains("[disk]"), "and then finds what the first stored")
+        #expect(server.requestCount("/slow.jpg") == 1)
+        try? FileManager.default.removeItem(atPath: cacheDir + "-a.jpg")
+        try? FileManager.default.removeItem(atPath: cacheDir + "-b.jpg")
+        cleanUp()
+    }
+
+    @Test func killedMidGetLeavesACacheThatReopensClean() async throws {
+        server.route("/fast.jpg") { _ in .respond(status: 200, headers: [("Cache-Control", "max-age=600")], body: Fixtures.png) }
+        server.route("/slow.jpg") { _ in .trickle(body: Fixtures.jpeg, chunk: 300, delay: .milliseconds(40)) }
+        #expect(try Self.run(["get", server.url("/fast.jpg"), "--size", "64", "--cache-dir", cacheDir, "-o", "/dev/null"]).status == 0)
+        for delay in [100_000, 300_000, 500_000] as [UInt32] {
+            let (process, _, _) = try Self.launch(["get", server.url("/slow.jpg"), "--size", "256", "--cache-dir", cacheDir, "-o", "/dev/null"])
+            usleep(delay)
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+        let cache = try DiskLruCache(directory: URL(fileURLWithPath: cacheDir).appendingPathComponent("entries"),
+                                     appVersion: 1, valueCount: SizeLadder.standard.valueCount, maxSize: 1 << 30)
+        #expect(cache.recoveredCorruption == nil)
+        #expect(cache.keys().count == 1, "the earlier entry survives; the killed gets stored nothing half-done")
+        try cache.close()
+        let again = try Self.run(["get", server.url("/fast.jpg"), "--size", "64", "--cache-dir", cacheDir, "-o", "/dev/null"])
+        #expect(again.status == 0 && again.stderr.contains("[disk]"), "\(again.stderr)")
+        let slow = try Self.run(["get", server.url("/slow.jpg"), "--size", "256", "--cache-dir", cacheDir, "-o", "/dev/null"])
+        #expect(slow.status == 0 && slow.stderr.contains("[network]"), "\(slow.stderr)")
+        cleanUp()
+    }
+}
