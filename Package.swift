@@ -44,6 +44,8 @@ let package = Package(
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOHTTP1", package: "swift-nio"),
         ]),
+        // Memory-hit latency benchmark (scripts/bench-get.sh).
+        .executableTarget(name: "pipeline-bench", dependencies: ["ThumbcacheKit"]),
         .executableTarget(name: "thumbcache", dependencies: [
             "ImageDecode", "ThumbcacheKit",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),

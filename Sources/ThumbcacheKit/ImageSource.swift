@@ -31,22 +31,26 @@ public struct ImageSource: Sendable, Hashable, CustomStringConvertible {
             kind = .http
             normalized = url
             location = url
+            cacheKey = SHA256.hex(url)
         } else if lower.hasPrefix("file://") {
             guard let url = URL(string: trimmed), url.isFileURL else { throw .invalidSource(text, "not a valid file URL") }
             kind = .file
             location = url.standardizedFileURL.path
             normalized = "file://" + location
+            cacheKey = SHA256.hex(normalized)
         } else if lower.contains("://") {
             throw .invalidSource(text, "only http, https and file URLs are supported")
         } else {
             kind = .file
             location = URL(fileURLWithPath: trimmed).standardizedFileURL.path
             normalized = "file://" + location
+            cacheKey = SHA256.hex(normalized)
         }
     }
 
     /// The DiskLru key: hex SHA-256 of the normalised form (64 characters of `[0-9a-f]`).
-    public var cacheKey: String { SHA256.hex(normalized) }
+    /// Computed once here, so lookups on the memory-hit path cost no hashing.
+    public let cacheKey: String
 
     public var description: String { normalized }
 }

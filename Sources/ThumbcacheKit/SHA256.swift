@@ -15,7 +15,14 @@ enum SHA256 {
     ]
 
     static func hex(_ text: String) -> String {
-        digest(Array(text.utf8)).map { String(format: "%02x", $0) }.joined()
+        let digits = Array("0123456789abcdef".utf8)
+        var hex: [UInt8] = []
+        hex.reserveCapacity(64)
+        for byte in digest(Array(text.utf8)) {
+            hex.append(digits[Int(byte >> 4)])
+            hex.append(digits[Int(byte & 0x0F)])
+        }
+        return String(decoding: hex, as: UTF8.self)
     }
 
     static func digest(_ message: [UInt8]) -> [UInt8] {
