@@ -1,96 +1,135 @@
 /// Separable Lanczos3 resize that consumes the source one row at a time, so a decoder can
-/// stream into it and the full-size image never has to exist in memory.
+/// stream into it and neither the full-size image nor a full-height intermediate exists.
 ///
-/// Each incoming row is filtered horizontally straight away into a narrow Float buffer
-/// (source height x output width); `finish()` then filters that vertically. Alpha is
-/// premultiplied while filtering so transparent pixels' colours cannot bleed into edges.
+/// Stages, all per incoming row:
+/// 1. optional integer box pre-shrink (`BoxReducer`) when the reduction is large, leaving
+///    Lanczos at least a 3x reduction (libvips' "shrink then reduce", Pillow's reducing_gap);
+/// 2. horizontal Lanczos into a ring of Float rows, only as many as one output row needs;
+/// 3. each output row is filtered vertically as soon as its last source row has arrived.
+/// Alpha is premultiplied while filtering so transparent pixels' colours cannot bleed into edges.
 struct Resampler {
     let sourceWidth: Int
     let sourceHeight: Int
     let channels: Int
+    private var box: BoxReducer?
     private let horizontal: FilterWeights
     private let vertical: FilterWeights
-    /// Source rows the vertical pass reads; others are skipped on arrival.
+    /// Filtered-source rows the vertical pass reads; others are dropped on arrival.
     private let neededRows: Range<Int>
-    private var intermediate: [Float]
+    private let ringRows: Int
+    private var ring: [Float]
     private var floatRow: [Float]
+    private var sum: [Float]
+    private var output: [UInt8]
+    /// Next row index into the filtered stage (after any box shrink).
     private var nextRow = 0
+    private var nextOutputRow = 0
+    private var pushedRows = 0
     /// Same size and no crop: rows are kept as they are. Filtering would be a no-op apart
     /// from premultiplication round-off, which would change colours under low alpha.
     private let isIdentity: Bool
-    private var copied: [UInt8] = []
 
     /// Resizes `sourceWidth x sourceHeight` to `resizedWidth x resizedHeight`, keeping the
-    /// window `crop` of the resized image (the whole of it when nil).
+    /// window `crop` of the resized image (the whole of it when nil). `boxPreShrink: false`
+    /// forces pure Lanczos (slower for large reductions; used to check the box stage).
     init(sourceWidth: Int, sourceHeight: Int, channels: Int, resizedWidth: Int, resizedHeight: Int,
-         crop: (x: Int, y: Int, width: Int, height: Int)? = nil) {
+         crop: (x: Int, y: Int, width: Int, height: Int)? = nil, boxPreShrink: Bool = true) {
         let window = crop ?? (0, 0, resizedWidth, resizedHeight)
         self.sourceWidth = sourceWidth
         self.sourceHeight = sourceHeight
         self.channels = channels
-        horizontal = FilterWeights(sourceSize: sourceWidth, resizedSize: resizedWidth,
+        let factor = BoxReducer.factor(shrink: min(Double(sourceWidth) / Double(resizedWidth),
+                                                   Double(sourceHeight) / Double(resizedHeight)))
+        if factor > 1 && boxPreShrink {
+            box = BoxReducer(width: sourceWidth, height: sourceHeight, channels: channels, factor: factor)
+        }
+        let filteredWidth = box?.outputWidth ?? sourceWidth
+        let filteredHeight = box?.outputHeight ?? sourceHeight
+        horizontal = FilterWeights(sourceSize: filteredWidth, resizedSize: resizedWidth,
                                    firstOutput: window.x, outputCount: window.width)
-        vertical = FilterWeights(sourceSize: sourceHeight, resizedSize: resizedHeight,
+        vertical = FilterWeights(sourceSize: filteredHeight, resizedSize: resizedHeight,
                                  firstOutput: window.y, outputCount: window.height)
         neededRows = vertical.sourceRange
-        intermediate = [Float](repeating: 0, count: neededRows.count * window.width * channels)
         isIdentity = sourceWidth == resizedWidth && sourceHeight == resizedHeight
             && window.x == 0 && window.y == 0 && window.width == resizedWidth && window.height == resizedHeight
-        floatRow = [Float](repeating: 0, count: isIdentity ? 0 : sourceWidth * channels)
-        if isIdentity { intermediate = [] }
+        let rowLength = window.width * channels
+        ringRows = isIdentity ? 0 : min(vertical.taps, neededRows.count)
+        ring = [Float](repeating: 0, count: ringRows * rowLength)
+        floatRow = [Float](repeating: 0, count: isIdentity ? 0 : filteredWidth * channels)
+        sum = [Float](repeating: 0, count: isIdentity ? 0 : rowLength)
+        output = []
+        output.reserveCapacity(window.height * rowLength)
     }
 
     var outputWidth: Int { horizontal.outputCount }
     var outputHeight: Int { vertical.outputCount }
 
-    /// Filters the next source row (`sourceWidth * channels` bytes) horizontally.
+    /// Takes the next source row (`sourceWidth * channels` bytes).
     mutating func push(_ row: UnsafeBufferPointer<UInt8>) {
+        pushedRows += 1
+        if isIdentity { return output.append(contentsOf: row) }
+        guard var reducer = box else { return filter(row) }
+        box = nil  // avoid a copy-on-write of the reducer's buffers while it is mutated
+        reducer.push(row) { reduced in filter(reduced) }
+        box = reducer
+    }
+
+    /// Returns the resized 8-bit straight-alpha pixels once every source row has been pushed.
+    func finish() -> PixelBuffer {
+        precondition(pushedRows == sourceHeight, "resampler received \(pushedRows) of \(sourceHeight) rows")
+        precondition(output.count == outputWidth * outputHeight * channels, "vertical pass incomplete")
+        return PixelBuffer(width: outputWidth, height: outputHeight, channels: channels, pixels: output)
+    }
+
+    private mutating func filter(_ row: UnsafeBufferPointer<UInt8>) {
         defer { nextRow += 1 }
-        if isIdentity { return copied.append(contentsOf: row) }
         guard neededRows.contains(nextRow) else { return }
         let rowLength = outputWidth * channels
-        let base = (nextRow - neededRows.lowerBound) * rowLength
+        let base = (nextRow % ringRows) * rowLength
         let channels = self.channels
+        let horizontal = self.horizontal
         floatRow.withUnsafeMutableBufferPointer { floats in
             Self.loadPremultiplied(row, into: floats, channels: channels)
-            intermediate.withUnsafeMutableBufferPointer { target in
+            ring.withUnsafeMutableBufferPointer { target in
                 horizontal.weights.withUnsafeBufferPointer { weights in
-                    Self.convolve(source: UnsafeBufferPointer(floats), stride: channels,
+                    Self.convolve(source: UnsafeBufferPointer(floats),
                                   target: UnsafeMutableBufferPointer(rebasing: target[base..<base + rowLength]),
                                   filter: horizontal, weights: weights, channels: channels)
                 }
             }
         }
+        while nextOutputRow < outputHeight,
+              vertical.starts[nextOutputRow] + vertical.counts[nextOutputRow] <= nextRow + 1 {
+            emitOutputRow(nextOutputRow)
+            nextOutputRow += 1
+        }
     }
 
-    /// Runs the vertical pass and returns 8-bit straight-alpha pixels.
-    func finish() -> PixelBuffer {
-        precondition(nextRow == sourceHeight, "resampler received \(nextRow) of \(sourceHeight) rows")
-        if isIdentity { return PixelBuffer(width: sourceWidth, height: sourceHeight, channels: channels, pixels: copied) }
+    /// Vertical filter for one output row; its source rows are all in the ring now.
+    private mutating func emitOutputRow(_ y: Int) {
         let rowLength = outputWidth * channels
-        var output = [UInt8](repeating: 0, count: outputHeight * rowLength)
-        var accumulator = [Float](repeating: 0, count: rowLength)
-        intermediate.withUnsafeBufferPointer { rows in
+        let (first, count, taps, ringRows) = (vertical.starts[y], vertical.counts[y], vertical.taps, ringRows)
+        let start = output.count
+        output.append(contentsOf: repeatElement(0, count: rowLength))
+        let vertical = self.vertical
+        let channels = self.channels
+        ring.withUnsafeBufferPointer { rows in
             vertical.weights.withUnsafeBufferPointer { weights in
-                accumulator.withUnsafeMutableBufferPointer { sum in
+                sum.withUnsafeMutableBufferPointer { sum in
                     output.withUnsafeMutableBufferPointer { out in
-                        for y in 0..<outputHeight {
-                            sum.update(repeating: 0)
-                            let first = vertical.starts[y] - neededRows.lowerBound
-                            for k in 0..<vertical.counts[y] {
-                                let w = weights[y * vertical.taps + k]
-                                let row = (first + k) * rowLength
-                                for i in 0..<rowLength { sum[i] += w * rows[row + i] }
-                            }
-                            Self.storeUnpremultiplied(UnsafeBufferPointer(sum),
-                                                      into: UnsafeMutableBufferPointer(rebasing: out[y * rowLength..<(y + 1) * rowLength]),
-                                                      channels: channels)
+                        sum.update(repeating: 0)
+                        for k in 0..<count {
+                            let w = weights[y * taps + k]
+                            let row = ((first + k) % ringRows) * rowLength
+                            for i in 0..<rowLength { sum[i] += w * rows[row + i] }
                         }
+                        Self.storeUnpremultiplied(UnsafeBufferPointer(sum),
+                                                  into: UnsafeMutableBufferPointer(rebasing: out[start..<start + rowLength]),
+                                                  channels: channels)
                     }
                 }
             }
         }
-        return PixelBuffer(width: outputWidth, height: outputHeight, channels: channels, pixels: output)
     }
 
     private static func loadPremultiplied(_ row: UnsafeBufferPointer<UInt8>, into floats: UnsafeMutableBufferPointer<Float>, channels: Int) {
@@ -109,9 +148,8 @@ struct Resampler {
     }
 
     /// One horizontal pass over a row, specialised by channel count for the optimiser.
-    private static func convolve(source: UnsafeBufferPointer<Float>, stride: Int,
-                                 target: UnsafeMutableBufferPointer<Float>, filter: FilterWeights,
-                                 weights: UnsafeBufferPointer<Float>, channels: Int) {
+    private static func convolve(source: UnsafeBufferPointer<Float>, target: UnsafeMutableBufferPointer<Float>,
+                                 filter: FilterWeights, weights: UnsafeBufferPointer<Float>, channels: Int) {
         let taps = filter.taps
         filter.starts.withUnsafeBufferPointer { starts in
             filter.counts.withUnsafeBufferPointer { counts in
@@ -142,8 +180,11 @@ struct Resampler {
     private static func storeUnpremultiplied(_ sums: UnsafeBufferPointer<Float>, into out: UnsafeMutableBufferPointer<UInt8>, channels: Int) {
         if channels == 4 {
             for x in 0..<(sums.count / 4) {
-                let alpha = clampToByte(sums[x * 4 + 3])
-                let factor: Float = alpha == 0 ? 0 : 255 / Float(alpha)
+                // Divide by the unrounded alpha: at alpha near zero, rounding it first would
+                // visibly shift the colour of faint edge pixels.
+                let exactAlpha = sums[x * 4 + 3]
+                let alpha = clampToByte(exactAlpha)
+                let factor: Float = alpha == 0 ? 0 : 255 / exactAlpha
                 out[x * 4] = clampToByte(sums[x * 4] * factor)
                 out[x * 4 + 1] = clampToByte(sums[x * 4 + 1] * factor)
                 out[x * 4 + 2] = clampToByte(sums[x * 4 + 2] * factor)

@@ -29,7 +29,7 @@ struct ThumbnailCommand: ParsableCommand {
     @Option(help: "Directory for outputs, named after each input (for several inputs).")
     var outputDir: String?
 
-    @Option(help: "Output format: jpeg or png (default: jpeg, or png when the source has transparency).")
+    @Option(help: "Output format: jpeg or png (default: from the -o extension, else jpeg, or png when the source has transparency).")
     var format: ImageFormat?
 
     @Option(help: "contain (fit inside the box) or cover (fill the box, centre-crop).")
@@ -52,7 +52,7 @@ struct ThumbnailCommand: ParsableCommand {
     }
 
     func run() throws {
-        let request = ThumbnailRequest(size: size, fit: fit, format: format, jpegQuality: quality)
+        let request = ThumbnailRequest(size: size, fit: fit, format: format ?? formatFromOutputName, jpegQuality: quality)
         let thumbnailer = Thumbnailer()
         var failures = 0
         for input in inputs {
@@ -66,6 +66,15 @@ struct ThumbnailCommand: ParsableCommand {
             }
         }
         if failures > 0 { throw ExitCode.failure }
+    }
+
+    /// `-o small.png` means PNG even without --format.
+    private var formatFromOutputName: ImageFormat? {
+        switch output.map({ URL(fileURLWithPath: $0).pathExtension.lowercased() }) {
+        case "png": return .png
+        case "jpg", "jpeg": return .jpeg
+        default: return nil
+        }
     }
 
     private func destination(for input: String, format: ImageFormat) -> URL {

@@ -59,6 +59,17 @@ import Testing
         #expect(image[x, y].map(Int.init) == expected)
     }
 
+    /// 16-bit grey: the raw samples were read with Pillow 13 (mode "I;16", which keeps all 16 bits),
+    /// e.g. 38400 at (16, 3); libpng's png_set_scale_16 gives (v * 255 + 32895) >> 16 = 149.
+    /// basi0g16 is the Adam7-interlaced twin of basn0g16 and must decode identically.
+    @Test(arguments: ["basn0g16", "basi0g16"])
+    func sixteenBitGreyIsScaledWithRounding(name: String) throws {
+        let image = try ImageDecoder.decode(Fixtures.data("pngsuite/\(name).png"))
+        #expect(image[5, 7] == [59, 59, 59])
+        #expect(image[16, 3] == [149, 149, 149])
+        #expect(image[31, 31] == [1, 1, 1])
+    }
+
     @Test func jpegDecodesToItsSize() throws {
         let image = try ImageDecoder.decode(Fixtures.data("testorig.jpg"))
         #expect((image.width, image.height, image.channels) == (227, 149, 3))

@@ -43,9 +43,9 @@ enum Fixtures {
     }
 
     /// Resizes an in-memory image with the production resampler.
-    static func resize(_ image: PixelBuffer, to width: Int, _ height: Int) -> PixelBuffer {
+    static func resize(_ image: PixelBuffer, to width: Int, _ height: Int, boxPreShrink: Bool = true) -> PixelBuffer {
         var resampler = Resampler(sourceWidth: image.width, sourceHeight: image.height, channels: image.channels,
-                                  resizedWidth: width, resizedHeight: height)
+                                  resizedWidth: width, resizedHeight: height, boxPreShrink: boxPreShrink)
         image.pixels.withUnsafeBufferPointer { pixels in
             for y in 0..<image.height {
                 resampler.push(UnsafeBufferPointer(rebasing: pixels[y * image.rowBytes..<(y + 1) * image.rowBytes]))

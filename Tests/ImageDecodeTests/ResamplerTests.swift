@@ -65,4 +65,29 @@ import Testing
         #expect(cropped.width == 40 && cropped.height == 30)
         for y in 0..<30 { for x in 0..<40 { #expect(cropped[x, y] == full[x + 10, y + 5]) } }
     }
+
+    @Test func boxReducerAveragesBlocksIncludingShortEdges() {
+        // 5x3 grey ramp, factor 2: blocks are 2x2, 2x2, 1x2 on the first row of blocks, then 2x1, 2x1, 1x1.
+        let source: [UInt8] = [0, 10, 20, 30, 40,
+                               50, 60, 70, 80, 90,
+                               100, 110, 120, 130, 140]
+        var reducer = BoxReducer(width: 5, height: 3, channels: 3, factor: 2)
+        var rows: [[UInt8]] = []
+        for y in 0..<3 {
+            let rgb = source[y * 5..<(y + 1) * 5].flatMap { [$0, $0, $0] }
+            rgb.withUnsafeBufferPointer { reducer.push($0) { rows.append(Array($0)) } }
+        }
+        #expect(rows.map { row in stride(from: 0, to: row.count, by: 3).map { row[$0] } } == [[30, 50, 65], [105, 125, 140]])
+    }
+
+    /// The box pre-shrink is a speed shortcut; it must not visibly change a photo-like image.
+    @Test func boxPreShrinkStaysCloseToPureLanczos() {
+        let source = Fixtures.image(width: 900, height: 600, channels: 4) { x, y in
+            let wave = 127.5 + 100 * sin(Double(x) / 37) * cos(Double(y) / 23)
+            return [UInt8(wave), UInt8(x * 255 / 900), UInt8(y * 255 / 600), UInt8(155 + 100 * sin(Double(x + y) / 50))]
+        }
+        let fast = Fixtures.resize(source, to: 90, 60)
+        let exact = Fixtures.resize(source, to: 90, 60, boxPreShrink: false)
+        #expect(Fixtures.meanAbsoluteDifference(fast, exact) < 0.5)
+    }
 }

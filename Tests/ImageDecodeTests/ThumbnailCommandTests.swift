@@ -1,0 +1,67 @@
+import Foundation
+import Testing
+@testable import ImageDecode
+
+/// Runs the `thumbcache` executable that `swift build --build-tests` puts next to the test bundle.
+enum CLI {
+    static let binary: URL? = {
+        let directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        let candidate = directory.appendingPathComponent("thumbcache")
+        return FileManager.default.isExecutableFile(atPath: candidate.path) ? candidate : nil
+    }()
+
+    static func run(_ arguments: [String]) throws -> (status: Int32, stderr: String) {
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = arguments
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return (process.terminationStatus, text)
+    }
+
+    static func temporaryDirectory() throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("thumbcache-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+}
+
+@Suite(.enabled(if: CLI.binary != nil, "thumbcache executable not built next to the tests"))
+struct ThumbnailCommandTests {
+    let fixtures = Fixtures.directory.path
+
+    @Test func writesAThumbnailAndExitsZero() throws {
+        let directory = try CLI.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let output = directory.appendingPathComponent("out.png")
+        let result = try CLI.run(["thumbnail", "\(fixtures)/testorig.jpg", "--size", "64", "--fit", "cover", "-o", output.path])
+        #expect(result.status == 0 && result.stderr.isEmpty)
+        let thumbnail = try Data(contentsOf: output)
+        #expect(ImageFormat.sniff(thumbnail) == .png)  // from the -o extension
+        let image = try ImageDecoder.decode(thumbnail)
+        #expect((image.width, image.height) == (64, 64))
+    }
+
+    @Test func refusedInputGivesOneLineAndNonZeroStatus() throws {
+        let directory = try CLI.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let result = try CLI.run(["thumbnail", "\(fixtures)/pngsuite/xcsn0g01.png", "\(fixtures)/pngsuite/basn6a08.png",
+                                  "--size", "16", "--output-dir", directory.path])
+        #expect(result.status == 1)
+        let lines = result.stderr.split(separator: "\n")
+        #expect(lines.count == 1)
+        #expect(lines.first?.contains("xcsn0g01.png: corrupt image data: IDAT: CRC error") == true, "\(result.stderr)")
+        // The good input is still converted, as PNG because it has alpha.
+        #expect(FileManager.default.fileExists(atPath: directory.appendingPathComponent("basn6a08.png").path))
+    }
+
+    @Test func usageErrorsAreReported() throws {
+        let result = try CLI.run(["thumbnail", "a.jpg", "b.jpg", "--size", "16", "-o", "x.jpg"])
+        #expect(result.status == 64)
+        #expect(result.stderr.contains("-o takes a single input"))
+    }
+}
