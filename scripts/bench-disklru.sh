@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # DiskLru vs OkHttp 3.13's DiskLruCache on the same workload (shared/bench/OkBench.java), in one run.
 # Usage: scripts/bench-disklru.sh [N] [G] [ROUNDS]    (defaults: 20000 100000 3)
-# Each round runs both, alternating which goes first; the median of each phase is reported.
+# Runs on each folder of BENCH_DIRS (default: /dev/shm, a tmpfs, and $TMPDIR or /tmp, the real disk): tmpfs
+# shows the implementations' own cost; the disk adds the file system's (and, on a VM, its I/O throttling).
+# Each round runs both, alternating which goes first, each after a `sync` so neither pays for the other's
+# writeback; the median of each phase is reported.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 n=${1:-20000}; g=${2:-100000}; rounds=${3:-3}
@@ -11,17 +14,22 @@ cp_jars=/usr/share/java/okhttp.jar:/usr/share/java/okio.jar
 [ -f /usr/share/java/okhttp.jar ] || { echo "needs: apt-get install -y default-jdk-headless libokhttp-java libokio-java" >&2; exit 2; }
 
 swift build -c release --product disklru-bench >/dev/null
-work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
+work=$(mktemp -d); trap 'rm -rf "$work" "${caches[@]}"' EXIT
+caches=()
 mkdir -p "$work/java" && cp "$okbench" "$work/java/" && javac -d "$work/java" -cp "$cp_jars" "$work/java/OkBench.java"
 
-run_swift() { rm -rf "$work/cache"; .build/release/disklru-bench "$work/cache" "$n" "$g"; }
-run_java() { rm -rf "$work/cache"; java -cp "$cp_jars:$work/java" OkBench "$work/cache" "$n" "$g"; }
+run_swift() { rm -rf "$cache"; sync; .build/release/disklru-bench "$cache" "$n" "$g"; }
+run_java() { rm -rf "$cache"; sync; java -cp "$cp_jars:$work/java" OkBench "$cache" "$n" "$g"; }
+for base in ${BENCH_DIRS:-/dev/shm ${TMPDIR:-/tmp}}; do
+cache=$(mktemp -d -p "$base" disklru-bench.XXXXXX); caches+=("$cache")
 for r in $(seq 1 "$rounds"); do
   if ((r % 2)); then run_swift > "$work/s$r"; run_java > "$work/j$r"; else run_java > "$work/j$r"; run_swift > "$work/s$r"; fi
 done
-python3 - "$work" "$rounds" "$n" "$g" <<'PY'
+rm -rf "$cache"
+fs=$(df -T "$base" | awk 'NR==2 {print $2}')
+python3 - "$work" "$rounds" "$n" "$g" "$base ($fs)" <<'PY'
 import sys, statistics, platform, os
-work, rounds, n, g = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
+work, rounds, n, g, where = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5]
 def load(prefix):
     phases = {}
     for r in range(1, rounds + 1):
@@ -32,9 +40,10 @@ def load(prefix):
     return {k: statistics.median(v) for k, v in phases.items()}
 s, j = load("s"), load("j")
 ops = {"write": int(n), "read": int(g), "reopen": 1}
-print(f"N={n} G={g}, median of {rounds} alternating rounds, {os.cpu_count()} cores, {platform.machine()}")
+print(f"\nIn {where}: N={n} G={g}, median of {rounds} alternating rounds, {os.cpu_count()} cores, {platform.machine()}\n")
 print("| phase | DiskLru ops/s | OkHttp 3.13 ops/s | DiskLru seconds | OkHttp seconds | speed-up |")
 print("|---|---|---|---|---|---|")
 for p in ("write", "read", "reopen"):
     print(f"| {p} | {ops[p]/s[p]:,.0f} | {ops[p]/j[p]:,.0f} | {s[p]:.3f} | {j[p]:.3f} | {j[p]/s[p]:.2f}x |")
 PY
+done

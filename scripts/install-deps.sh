@@ -3,7 +3,7 @@
 # Only what is missing is installed, so running it again is cheap.
 set -euo pipefail
 packages=(
-  libpng-dev libjpeg-dev          # ImageDecode: libpng and libjpeg-turbo
+  libpng-dev libjpeg-dev pkg-config  # ImageDecode: libpng and libjpeg-turbo (found through pkg-config)
   default-jdk-headless            # Conformance: javac/java for the OkHttp driver
   libokhttp-java libokio-java     # Conformance: OkHttp 3.13's DiskLruCache, the reference implementation
 )

@@ -333,8 +333,8 @@ public final class DiskLruCache: @unchecked Sendable {
     private func openSnapshot(_ entry: Entry) throws(DiskLruError) -> DiskLruSnapshot? {
         var descriptors: [Int32] = []
         descriptors.reserveCapacity(valueCount)
-        for index in 0..<valueCount {
-            let file = entry.cleanPath(path, index)
+        let paths = entry.cleanPaths(path)
+        for file in paths {
             do throws(DiskLruError) {
                 descriptors.append(try FileIO.openForReading(file))
             } catch {
@@ -349,7 +349,7 @@ public final class DiskLruCache: @unchecked Sendable {
         }
         return DiskLruSnapshot(
             cache: self, key: entry.key, sequenceNumber: entry.sequenceNumber,
-            lengths: entry.lengths, descriptors: descriptors, paths: (0..<valueCount).map { entry.cleanPath(path, $0) })
+            lengths: entry.lengths, descriptors: descriptors, paths: paths)
     }
 
     private func completeEdit(_ editor: DiskLruEditor, success: Bool) throws(DiskLruError) {

@@ -21,8 +21,18 @@ final class Entry {
         self.lengths = Array(repeating: 0, count: valueCount)
     }
 
+    /// `key.0 … key.(n-1)`, built once per entry: every get opens all of them.
+    private var cleanPaths: [String]?
+
     func cleanPath(_ directory: String, _ index: Int) -> String {
-        "\(directory)/\(key).\(index)"
+        cleanPaths(directory)[index]
+    }
+
+    func cleanPaths(_ directory: String) -> [String] {
+        if let cleanPaths { return cleanPaths }
+        let paths = (0..<lengths.count).map { "\(directory)/\(key).\($0)" }
+        cleanPaths = paths
+        return paths
     }
 
     func dirtyPath(_ directory: String, _ index: Int) -> String {

@@ -52,30 +52,36 @@ enum FileIO {
         }.get()
     }
 
-    /// Reads the whole file behind `fd` from offset 0. Value files are replaced by rename, never modified
-    /// in place, so the size from fstat is the size to read; pread leaves no shared position behind.
-    static func readAll(_ fd: Int32, path: String) throws(DiskLruError) -> Data {
+    /// Reads the whole file behind `fd` from offset 0 (pread: a shared descriptor keeps no position).
+    /// With `expectedLength` (the journal's record) one pread of length+1 bytes usually finds the end, saving
+    /// an fstat on the hot read path; a file longer than expected falls back to fstat and reads it all.
+    static func readAll(_ fd: Int32, path: String, expectedLength: Int64? = nil) throws(DiskLruError) -> Data {
+        if let expected = expectedLength, expected >= 0, expected < Int64(Int32.max) {
+            let data = try read(fd, path: path, upTo: Int(expected) + 1)
+            if data.count <= Int(expected) { return data }
+        }
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw .io(operation: "stat", path: path, errno: errno) }
-        let size = max(Int(info.st_size), 0)
-        var data = Data(count: size)
+        return try read(fd, path: path, upTo: max(Int(info.st_size), 0))
+    }
+
+    /// Up to `size` bytes from offset 0, fewer if the file ends first.
+    private static func read(_ fd: Int32, path: String, upTo size: Int) throws(DiskLruError) -> Data {
+        // Uninitialised storage handed to Data without a copy: no zero-fill of a buffer pread overwrites.
+        let storage = UnsafeMutableRawPointer.allocate(byteCount: max(size, 1), alignment: 16)
         var filled = 0
-        var failure: Int32 = 0
-        data.withUnsafeMutableBytes { raw in
-            while filled < size {
-                let n = pread(fd, raw.baseAddress! + filled, size - filled, off_t(filled))
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    failure = errno
-                    return
-                }
-                if n == 0 { return }  // truncated underneath us: return what is there
-                filled += n
+        while filled < size {
+            let n = pread(fd, storage + filled, size - filled, off_t(filled))
+            if n < 0 {
+                if errno == EINTR { continue }
+                let failure = errno
+                storage.deallocate()
+                throw .io(operation: "read", path: path, errno: failure)
             }
+            if n == 0 { break }
+            filled += n
         }
-        if failure != 0 { throw .io(operation: "read", path: path, errno: failure) }
-        if filled < size { data.removeSubrange(filled...) }
-        return data
+        return Data(bytesNoCopy: storage, count: filled, deallocator: .custom { pointer, _ in pointer.deallocate() })
     }
 
     static func readFile(_ path: String) throws(DiskLruError) -> [UInt8]? {
