@@ -226,19 +226,20 @@ public final class ThumbnailPipeline: Sendable {
         } catch {
             throw .image(url: source.normalized, error)
         }
+        var stored = 0
         if origin.storable {
             // Ladder sizes in the default format are kept on disk; anything else lives in memory only.
             let defaultFormat: ImageFormat = thumbnail.sourceInfo.hasAlpha ? .png : .jpeg
             let keep = store.ladder.valueIndex(of: size) != nil && (format ?? defaultFormat) == defaultFormat
                 ? (size: size, data: thumbnail.data) : nil
             if let downloaded = origin.downloaded {
-                try store.save(key: key, metadata: origin.metadata, original: downloaded, thumbnail: keep)
+                stored = try store.save(key: key, metadata: origin.metadata, original: downloaded, thumbnail: keep)
             } else if let keep {
-                try store.addVariant(key: key, fetchedAt: origin.metadata.responseTime, thumbnail: keep)
+                stored = try store.addVariant(key: key, fetchedAt: origin.metadata.responseTime, thumbnail: keep)
             }
         }
         return ThumbnailResult(data: thumbnail.data, format: thumbnail.format, width: thumbnail.width, height: thumbnail.height,
                                servedFrom: origin.servedFrom, source: source.normalized, cacheKey: key,
-                               bytesDownloaded: downloadedBytes, rendered: true)
+                               bytesDownloaded: downloadedBytes, rendered: true, bytesStored: stored)
     }
 }

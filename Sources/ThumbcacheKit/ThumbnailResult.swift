@@ -26,6 +26,8 @@ public struct ThumbnailResult: Sendable {
     public var bytesDownloaded: Int
     /// Whether a thumbnail had to be decoded and resized (false when a stored one was served).
     public var rendered: Bool
+    /// Bytes this request wrote to the disk cache (a new original and/or a new thumbnail).
+    public var bytesStored: Int = 0
 }
 
 /// What `thumbcache info` shows about a cached source.

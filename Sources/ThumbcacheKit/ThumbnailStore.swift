@@ -69,15 +69,17 @@ final class ThumbnailStore: Sendable {
 
     /// Stores a freshly fetched original (dropping every thumbnail of the previous one), or, when
     /// `metadata` belongs to the stored fetch already, just adds the thumbnail.
-    func save(key: String, metadata: CacheMetadata, original: Data, thumbnail: (size: Int, data: Data)?) throws(PipelineError) {
+    /// Returns the bytes written.
+    @discardableResult
+    func save(key: String, metadata: CacheMetadata, original: Data, thumbnail: (size: Int, data: Data)?) throws(PipelineError) -> Int {
         writeLock.lock()
         defer { writeLock.unlock() }
         do {
             let current = try entry(forKey: key)
             defer { current?.snapshot.close() }
             if let current, current.metadata.responseTime == metadata.responseTime, current.metadata.url == metadata.url {
-                if let thumbnail { try addVariantLocked(key: key, current: current.metadata, thumbnail: thumbnail) }
-                return
+                guard let thumbnail else { return 0 }
+                return try addVariantLocked(key: key, current: current.metadata, thumbnail: thumbnail)
             }
             var stored = metadata
             var values = [Data](repeating: Data(), count: ladder.valueCount)
@@ -89,6 +91,7 @@ final class ThumbnailStore: Sendable {
             }
             values[Self.metadataIndex] = stored.encoded()
             try cache.setData(values, forKey: key)
+            return values.reduce(0) { $0 + $1.count }
         } catch let error as PipelineError {
             throw error
         } catch let error as DiskLruError {
@@ -99,24 +102,27 @@ final class ThumbnailStore: Sendable {
     }
 
     /// Adds a thumbnail to the stored entry of the same fetch; a no-op if the entry changed meanwhile.
-    func addVariant(key: String, fetchedAt responseTime: Double, thumbnail: (size: Int, data: Data)) throws(PipelineError) {
+    @discardableResult
+    func addVariant(key: String, fetchedAt responseTime: Double, thumbnail: (size: Int, data: Data)) throws(PipelineError) -> Int {
         writeLock.lock()
         defer { writeLock.unlock() }
-        guard let current = try entry(forKey: key) else { return }
+        guard let current = try entry(forKey: key) else { return 0 }
         defer { current.snapshot.close() }
-        guard current.metadata.responseTime == responseTime else { return }
-        try addVariantLocked(key: key, current: current.metadata, thumbnail: thumbnail)
+        guard current.metadata.responseTime == responseTime else { return 0 }
+        return try addVariantLocked(key: key, current: current.metadata, thumbnail: thumbnail)
     }
 
-    private func addVariantLocked(key: String, current: CacheMetadata, thumbnail: (size: Int, data: Data)) throws(PipelineError) {
-        guard let index = ladder.valueIndex(of: thumbnail.size), !current.variants.contains(thumbnail.size) else { return }
+    private func addVariantLocked(key: String, current: CacheMetadata, thumbnail: (size: Int, data: Data)) throws(PipelineError) -> Int {
+        guard let index = ladder.valueIndex(of: thumbnail.size), !current.variants.contains(thumbnail.size) else { return 0 }
         var updated = current
         updated.variants = (current.variants + [thumbnail.size]).sorted()
+        let metadata = updated.encoded()
         do {
-            try cache.setPartialData([Self.metadataIndex: updated.encoded(), index: thumbnail.data], forKey: key)
+            try cache.setPartialData([Self.metadataIndex: metadata, index: thumbnail.data], forKey: key)
         } catch {
             throw .cache(error)
         }
+        return metadata.count + thumbnail.data.count
     }
 
     /// Replaces only the metadata (after a 304): the original and its thumbnails stay.

@@ -8,6 +8,6 @@ struct Thumbcache: AsyncParsableCommand {
         commandName: "thumbcache",
         abstract: "Image thumbnail caching service.",
         version: ThumbnailPipeline.version,
-        subcommands: [GetCommand.self, InfoCommand.self, StatsCommand.self, ClearCommand.self, ThumbnailCommand.self]
+        subcommands: [GetCommand.self, WarmCommand.self, InfoCommand.self, StatsCommand.self, ClearCommand.self, ThumbnailCommand.self]
     )
 }

@@ -1,0 +1,167 @@
+import Foundation
+import ImageDecode
+
+/// Fills the cache for a list of URLs: every requested size of every URL, at most `concurrency` URLs in
+/// flight (so at most that many downloads, and about that many decodes), through the same pipeline as
+/// `get` (HTTP semantics, coalescing). Memory stays flat: only counters and failures are kept.
+public struct CacheWarmer: Sendable {
+    public let pipeline: ThumbnailPipeline
+    public let sizes: [Int]
+    public let concurrency: Int
+
+    public init(pipeline: ThumbnailPipeline, sizes: [Int], concurrency: Int) {
+        self.pipeline = pipeline
+        self.sizes = Array(Set(sizes)).sorted(by: >)
+        self.concurrency = max(1, concurrency)
+    }
+
+    /// Reads a URL list: one per line; blank lines and `#` comments are skipped; repeats are dropped
+    /// (keeping the first), so a duplicated URL is fetched once.
+    public static func parseList(_ text: String) -> [String] {
+        var seen = Set<String>()
+        var urls: [String] = []
+        for line in text.split(whereSeparator: \.isNewline) {
+            let url = line.trimmingCharacters(in: .whitespaces)
+            guard !url.isEmpty, !url.hasPrefix("#"), seen.insert(url).inserted else { continue }
+            urls.append(url)
+        }
+        return urls
+    }
+
+    /// Warms every URL; `onProgress` is called after each one. Cancelling the calling task stops the run:
+    /// no new URL is started, in-flight ones are abandoned (nothing half-written is kept), and the report
+    /// says how far it got.
+    public func run(_ urls: [String], onProgress: @escaping @Sendable (WarmReport) -> Void = { _ in }) async -> WarmReport {
+        var report = WarmReport(total: urls.count)
+        let started = ContinuousClock.now
+        await withTaskGroup(of: (String, WarmReport.Outcome).self) { group in
+            var next = urls.startIndex
+            // A sliding window: a new URL starts only when one finishes, so at most `concurrency` are in flight.
+            func startNext() {
+                guard next < urls.endIndex, !Task.isCancelled else { return }
+                let url = urls[next]
+                next += 1
+                group.addTask { (url, await warm(url)) }
+            }
+            for _ in 0..<concurrency { startNext() }
+            while let (url, outcome) = await group.next() {
+                report.record(url, outcome)
+                report.elapsed = ContinuousClock.now - started
+                onProgress(report)
+                startNext()
+            }
+        }
+        report.elapsed = ContinuousClock.now - started
+        report.interrupted = report.done < report.total
+        return report
+    }
+
+    /// One URL, every size, largest first.
+    private func warm(_ url: String) async -> WarmReport.Outcome {
+        let source: ImageSource
+        do { source = try ImageSource(url) } catch { return .failed(error.description) }
+        var served: [ServedFrom] = []
+        var downloaded = 0, stored = 0
+        for size in sizes {
+            do {
+                let result = try await pipeline.thumbnail(for: source, size: size)
+                served.append(result.servedFrom)
+                downloaded += result.bytesDownloaded
+                stored += result.bytesStored
+            } catch {
+                if Task.isCancelled { return .cancelled }
+                return .failed(error.description)
+            }
+        }
+        if served.contains(.network) { return .fetched(downloaded: downloaded, stored: stored) }
+        if served.contains(.revalidated) { return .revalidated(stored: stored) }
+        return .fresh(stored: stored)
+    }
+}
+
+/// What a warm run did, URL by URL outcome counts; also its progress while it runs.
+public struct WarmReport: Sendable, Codable {
+    enum Outcome {
+        case fetched(downloaded: Int, stored: Int)
+        case revalidated(stored: Int)
+        case fresh(stored: Int)
+        case failed(String)
+        case cancelled
+    }
+
+    public struct Failure: Sendable, Codable {
+        public var url: String
+        public var reason: String
+    }
+
+    public var total: Int
+    public var fetched = 0
+    /// Already fresh in the cache: nothing was fetched (missing sizes may still have been made).
+    public var fresh = 0
+    public var revalidated = 0
+    public var failed: [Failure] = []
+    public var bytesDownloaded: Int64 = 0
+    public var bytesStored: Int64 = 0
+    public var interrupted = false
+    public var elapsed: Duration = .zero
+
+    init(total: Int) { self.total = total }
+
+    public var done: Int { fetched + fresh + revalidated + failed.count }
+
+    public var seconds: Double {
+        Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    }
+
+    /// URLs per second so far.
+    public var rate: Double { seconds > 0 ? Double(done) / seconds : 0 }
+
+    mutating func record(_ url: String, _ outcome: Outcome) {
+        switch outcome {
+        case .fetched(let downloaded, let stored):
+            fetched += 1
+            bytesDownloaded += Int64(downloaded)
+            bytesStored += Int64(stored)
+        case .revalidated(let stored):
+            revalidated += 1
+            bytesStored += Int64(stored)
+        case .fresh(let stored):
+            fresh += 1
+            bytesStored += Int64(stored)
+        case .failed(let reason):
+            failed.append(Failure(url: url, reason: reason))
+        case .cancelled:
+            break
+        }
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case total, fetched, fresh, revalidated, failed, bytesDownloaded, bytesStored, interrupted, seconds
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(total, forKey: .total)
+        try container.encode(fetched, forKey: .fetched)
+        try container.encode(fresh, forKey: .fresh)
+        try container.encode(revalidated, forKey: .revalidated)
+        try container.encode(failed, forKey: .failed)
+        try container.encode(bytesDownloaded, forKey: .bytesDownloaded)
+        try container.encode(bytesStored, forKey: .bytesStored)
+        try container.encode(interrupted, forKey: .interrupted)
+        try container.encode(seconds, forKey: .seconds)
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        total = try container.decode(Int.self, forKey: .total)
+        fetched = try container.decode(Int.self, forKey: .fetched)
+        fresh = try container.decode(Int.self, forKey: .fresh)
+        revalidated = try container.decode(Int.self, forKey: .revalidated)
+        failed = try container.decode([Failure].self, forKey: .failed)
+        bytesDownloaded = try container.decode(Int64.self, forKey: .bytesDownloaded)
+        bytesStored = try container.decode(Int64.self, forKey: .bytesStored)
+        interrupted = try container.decode(Bool.self, forKey: .interrupted)
+        elapsed = .milliseconds(Int64(try container.decode(Double.self, forKey: .seconds) * 1000))
+    }
+}

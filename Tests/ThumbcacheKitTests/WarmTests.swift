@@ -1,0 +1,114 @@
+import DiskLru
+import Foundation
+import NIOCore
+import Testing
+@testable import ThumbcacheKit
+
+/// `thumbcache warm` end to end: report, progress, failures, duplicates, SIGINT and re-run.
+@Suite(.serialized) struct WarmTests {
+    let server: OriginServer
+    let work: URL
+
+    init() throws {
+        server = try OriginServer()
+        work = FileManager.default.temporaryDirectory.appendingPathComponent("thumbcache-warm-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+    }
+
+    func cleanUp() {
+        server.shutdown()
+        try? FileManager.default.removeItem(at: work)
+    }
+
+    func list(_ lines: [String]) throws -> String {
+        let path = work.appendingPathComponent("urls-\(UUID().uuidString).txt").path
+        try lines.joined(separator: "\n").write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    func report(_ path: String) throws -> [String: Any] {
+        try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any] ?? [:]
+    }
+
+    @Test func parseListSkipsCommentsBlanksAndRepeats() {
+        #expect(CacheWarmer.parseList("a\n\n# note\n  b  \na\r\nc\n") == ["a", "b", "c"])
+    }
+
+    @Test func reportCountsEveryOutcomeAndRerunSkipsFreshEntries() throws {
+        for i in 0..<6 {
+            server.route("/img\(i).jpg") { _ in .respond(status: 200, headers: [("Cache-Control", "max-age=600"), ("ETag", "\"\(i)\"")], body: Fixtures.jpeg) }
+        }
+        server.route("/page.html") { _ in .respond(status: 200, headers: [], body: Data("<html></html>".utf8)) }
+        let good = (0..<6).map { server.url("/img\($0).jpg") }
+        let urls = try list(["# thumbnails for the home page", ""] + good + [good[0], server.url("/missing.jpg"), server.url("/page.html")])
+        let cacheDir = work.appendingPathComponent("cache").path
+        let jsonPath = work.appendingPathComponent("report.json").path
+
+        let first = try CLITests.run(["warm", urls, "--sizes", "64,128", "--concurrency", "3", "--cache-dir", cacheDir, "--json", jsonPath, "--quiet"])
+        #expect(first.status == 1, "a failed URL makes the exit code non-zero: \(first.stderr)")
+        let firstReport = try report(jsonPath)
+        #expect(firstReport["total"] as? Int == 8)
+        #expect(firstReport["fetched"] as? Int == 6)
+        #expect((firstReport["failed"] as? [[String: Any]])?.count == 2)
+        let reasons = (firstReport["failed"] as? [[String: String]] ?? []).map { $0["reason"] ?? "" }
+        #expect(reasons.contains { $0.contains("HTTP 404") } && reasons.contains { $0.contains("not a PNG or JPEG") })
+        #expect((firstReport["bytesDownloaded"] as? Int) == 6 * Fixtures.jpeg.count)
+        #expect((firstReport["bytesStored"] as? Int ?? 0) > 6 * Fixtures.jpeg.count)
+        #expect(server.requestCount("/img0.jpg") == 1, "a repeated URL is fetched once")
+        #expect(first.stderr.contains("6 fetched, 0 already fresh, 0 revalidated, 2 failed"), "\(first.stderr)")
+        #expect(!first.stderr.contains("warming"), "--quiet prints no progress")
+
+        let rerun = try CLITests.run(["warm", try list(good), "--sizes", "64,128", "--cache-dir", cacheDir, "--json", jsonPath])
+        #expect(rerun.status == 0, "\(rerun.stderr)")
+        #expect(try report(jsonPath)["fresh"] as? Int == 6)
+        #expect((0..<6).allSatisfy { server.requestCount("/img\($0).jpg") == 1 }, "nothing fresh is fetched again")
+        cleanUp()
+    }
+
+    @Test func progressLinesWhenNotATerminal() throws {
+        for i in 0..<4 {
+            server.route("/slow\(i).jpg") { _ in .trickle(body: Fixtures.jpeg, chunk: 2000, delay: .milliseconds(50)) }
+        }
+        let urls = try list((0..<4).map { server.url("/slow\($0).jpg") })
+        let run = try CLITests.run(["warm", urls, "--sizes", "64", "--concurrency", "1", "--progress-interval", "0.05",
+                                    "--cache-dir", work.appendingPathComponent("cache").path])
+        #expect(run.status == 0, "\(run.stderr)")
+        let progress = run.stderr.split(separator: "\n").filter { $0.contains("warming ") }
+        #expect(progress.count >= 2, "a plain progress line every interval: \(run.stderr)")
+        #expect(progress.last?.contains("URLs/s") == true && progress.last?.contains("ETA") == true)
+        #expect(run.stderr.contains("4 fetched"))
+        cleanUp()
+    }
+
+    @Test func sigintStopsCleanlyAndRerunFinishes() throws {
+        for i in 0..<10 {
+            server.route("/s\(i).jpg") { _ in .trickle(body: Fixtures.jpeg, chunk: 1000, delay: .milliseconds(40)) }
+        }
+        let urls = try list((0..<10).map { server.url("/s\($0).jpg") })
+        let cacheDir = work.appendingPathComponent("cache").path
+        let jsonPath = work.appendingPathComponent("report.json").path
+        let launched = try CLITests.launch(["warm", urls, "--sizes", "64,128", "--concurrency", "2", "--cache-dir", cacheDir, "--json", jsonPath])
+        usleep(700_000)  // a few URLs done, two in flight
+        kill(launched.0.processIdentifier, SIGINT)
+        let interrupted = CLITests.finish(launched)
+        #expect(interrupted.status == 130, "\(interrupted.stderr)")
+        #expect(interrupted.stderr.contains("interrupted by SIGINT"), "\(interrupted.stderr)")
+        let partial = try report(jsonPath)
+        #expect(partial["interrupted"] as? Bool == true)
+        let done = partial["fetched"] as? Int ?? -1
+        #expect(done > 0 && done < 10, "stopped part-way: \(done)")
+
+        let cache = try DiskLruCache(directory: URL(fileURLWithPath: cacheDir).appendingPathComponent("entries"),
+                                     appVersion: 1, valueCount: SizeLadder.standard.valueCount, maxSize: 1 << 30)
+        #expect(cache.recoveredCorruption == nil)
+        #expect(cache.keys().count == done, "exactly the finished URLs are cached, nothing half-written")
+        try cache.close()
+
+        let rerun = try CLITests.run(["warm", urls, "--sizes", "64,128", "--cache-dir", cacheDir, "--json", jsonPath, "--quiet"])
+        #expect(rerun.status == 0, "\(rerun.stderr)")
+        let final = try report(jsonPath)
+        #expect(final["fresh"] as? Int == done, "the re-run skips what was done")
+        #expect(final["fetched"] as? Int == 10 - done)
+        cleanUp()
+    }
+}
