@@ -21,22 +21,18 @@ final class Entry {
         self.lengths = Array(repeating: 0, count: valueCount)
     }
 
-    /// `key.0 … key.(n-1)`, built once per entry: every get opens all of them.
-    private var cleanPaths: [String]?
-
     func cleanPath(_ directory: String, _ index: Int) -> String {
-        cleanPaths(directory)[index]
+        directory + "/" + key + "." + String(index)
     }
 
+    /// `key.0 … key.(n-1)`. Built on demand rather than kept: with tens of thousands of entries the
+    /// strings would outweigh the rest of the index.
     func cleanPaths(_ directory: String) -> [String] {
-        if let cleanPaths { return cleanPaths }
-        let paths = (0..<lengths.count).map { "\(directory)/\(key).\($0)" }
-        cleanPaths = paths
-        return paths
+        (0..<lengths.count).map { cleanPath(directory, $0) }
     }
 
     func dirtyPath(_ directory: String, _ index: Int) -> String {
-        "\(directory)/\(key).\(index).tmp"
+        cleanPath(directory, index) + ".tmp"
     }
 
     /// Where an edit writes value `index`. Updates go through `key.i.tmp` and a rename, so readers switch
