@@ -1,15 +1,24 @@
 #!/usr/bin/env bash
 # The project's test command (README and CI run exactly this):
-#   1. every unit and integration test (swift test);
+#   1. every unit and integration test (swift test: Swift Testing);
 #   2. the DiskLruCache conformance vectors against DiskLru and OkHttp 3.13's Java DiskLruCache;
 #   3. Swift<->Java cross runs on one cache directory.
 # Without Java (outside CI) step 2 checks DiskLru alone and step 3 is skipped, saying which packages to install.
+# Ends with one plain line: "tests: N passed, N failed".
 set -euo pipefail
 cd "$(dirname "$0")/.."
-swift test
-swift run conformance
-if [ -n "${CI:-}" ] || command -v javac >/dev/null 2>&1 && [ -f /usr/share/java/okhttp.jar ]; then
-  swift run conformance --cross --seed 1 --seed 2 --seed 3 --seed 4 --ops 3000
+log=$(mktemp); trap 'rm -f "$log"' EXIT
+swift test 2>&1 | tee "$log"
+tests=$(sed -n 's/.*Test run with \([0-9]*\) tests.* passed after.*/\1/p' "$log" | tail -1)
+swift run conformance 2>&1 | tee "$log"
+vectors=$(sed -n 's/^\([0-9]*\) vectors$/\1/p' "$log" | tail -1)
+cross=0
+if [ -n "${CI:-}" ] || { command -v javac >/dev/null 2>&1 && [ -f /usr/share/java/okhttp.jar ]; }; then
+  swift run conformance --cross --seed 1 --seed 2 --seed 3 --seed 4 --ops 3000 2>&1 | tee "$log"
+  cross=$(grep -c ': pass (' "$log" || true)
 else
   echo "skipping the Swift<->OkHttp cross run: apt-get install -y default-jdk-headless libokhttp-java libokio-java"
 fi
+# Every step above exits non-zero on any failure (set -e, pipefail), so reaching here means none failed.
+echo "swift test: ${tests:-0} tests, conformance: ${vectors:-0} vectors, cross runs: $cross seeds"
+echo "tests: $(( ${tests:-0} + ${vectors:-0} + cross )) passed, 0 failed"
