@@ -1,4 +1,3 @@
-import Synchronization
 
 /// A thread-safe LRU bounded by total cost (bytes) and by count, with a per-entry cost cap: the role of
 /// NSCache, but a real LRU with predictable eviction. Holds encoded thumbnails.
@@ -25,7 +24,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
         init(key: Key, value: Value, cost: Int) { (self.key, self.value, self.cost) = (key, value, cost) }
     }
 
-    private struct State: ~Copyable {
+    private struct State {
         var nodes: [Key: Node] = [:]
         var oldest: Node?
         var newest: Node?
@@ -33,7 +32,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     }
 
     public let limits: Limits
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     public init(limits: Limits = Limits()) {
         self.limits = limits

@@ -2,7 +2,6 @@ import DiskLru
 import Foundation
 import ImageDecode
 import NIOCore
-import Synchronization
 
 /// What to do about the origin.
 public enum FetchPolicy: String, Sendable {
@@ -28,8 +27,8 @@ public final class ThumbnailPipeline: Sendable {
     private let thumbnailer = Thumbnailer()
     private let origins = Coalescer<String, Origin>()
     private let renders = Coalescer<String, ThumbnailResult>()
-    private let httpFetcher = Mutex<HTTPFetcher?>(nil)
-    private let sessionStats = Mutex(CacheStats())
+    private let httpFetcher = Locked<HTTPFetcher?>(nil)
+    private let sessionStats = Locked(CacheStats())
     private let statsURL: URL
 
     /// The state of a source once the origin question is settled.

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import ThumbcacheKit
 
 /// Warm progress on stderr: a live, rewritten line on a terminal; a plain line every few seconds otherwise
@@ -12,7 +11,7 @@ final class ProgressPrinter: Sendable {
     }
 
     private let mode: Mode
-    private let lastPrinted = Mutex<ContinuousClock.Instant?>(nil)
+    private let lastPrinted = Locked<ContinuousClock.Instant?>(nil)
 
     init(mode: Mode) { self.mode = mode }
 

@@ -1,6 +1,6 @@
 import Dispatch
 import Foundation
-import Synchronization
+import ThumbcacheKit
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -10,7 +10,7 @@ import Glibc
 final class SignalTrap {
     /// The first signal caught, shared with the dispatch handlers.
     private final class Caught: Sendable {
-        let value = Mutex<Int32?>(nil)
+        let value = Locked<Int32?>(nil)
     }
 
     private let caught = Caught()

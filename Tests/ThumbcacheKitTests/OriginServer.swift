@@ -2,7 +2,7 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import NIOPosix
-import Synchronization
+@testable import ThumbcacheKit
 
 /// A real HTTP/1.1 server on 127.0.0.1 for the pipeline tests: it serves scripted responses per path,
 /// records every request it gets, and can misbehave (cut a body short, trickle it slowly).
@@ -24,7 +24,7 @@ final class OriginServer: Sendable {
 
     /// Routes and the request log, shared by the server and its connection handlers.
     final class Table: Sendable {
-        let state = Mutex<(routes: [String: Route], log: [Request])>(([:], []))
+        let state = Locked<(routes: [String: Route], log: [Request])>(([:], []))
 
         func reply(to request: Request) -> Reply {
             state.withLock { state in
