@@ -1,7 +1,4 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// Hit and miss counters, kept in `stats.json` beside the entries so they add up across processes.
 /// Only a process holding the cache directory's lock writes the file.
@@ -34,9 +31,7 @@ public struct CacheStats: Codable, Sendable, Equatable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
         guard let data = try? encoder.encode(self) else { return }
-        // Write-then-rename so a crash never leaves half a file.
-        let temp = url.appendingPathExtension("tmp")
-        if (try? data.write(to: temp)) != nil { _ = Glibc.rename(temp.path, url.path) }
+        try? AtomicFile.replace(url.path, with: data)
     }
 
     static func + (lhs: CacheStats, rhs: CacheStats) -> CacheStats {

@@ -71,10 +71,10 @@ struct GetCommand: AsyncParsableCommand {
             if destination == "-" {
                 FileHandle.standardOutput.write(result.data)
             } else {
-                try result.data.write(to: URL(fileURLWithPath: destination), options: .atomic)
+                try AtomicFile.replace(destination, with: result.data)
             }
         } catch {
-            Console.error("cannot write \(destination): \(error.localizedDescription)")
+            Console.error("\(error)")
             throw ExitCode.failure
         }
         report(result, destination: destination)
