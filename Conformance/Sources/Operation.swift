@@ -26,6 +26,7 @@ indirect enum Operation: Sendable {
     case writeFile(name: String, content: Data)
     case deleteFile(name: String)
     case wipeDirectory
+    case journalFault(on: Bool)
     case repeatSteps(times: Int, steps: [Step])
 
     /// Decodes `fields` (the step object minus expectations); throws a message naming the bad field.
@@ -67,6 +68,12 @@ indirect enum Operation: Sendable {
         case "writeFile": self = .writeFile(name: try f.string("name"), content: try f.value("content"))
         case "deleteFile": self = .deleteFile(name: try f.string("name"))
         case "wipeDirectory": self = .wipeDirectory
+        case "journalFault":
+            switch try f.string("state") {
+            case "on": self = .journalFault(on: true)
+            case "off": self = .journalFault(on: false)
+            case let other: throw .init("journalFault state must be \"on\" or \"off\", not \"\(other)\"")
+            }
         case "repeat":
             self = .repeatSteps(times: try f.int("times"), steps: try f.steps("steps", params: params))
         default: throw .init("unknown op \"\(op)\"")
@@ -101,6 +108,7 @@ indirect enum Operation: Sendable {
         case .writeFile(let name, _): "writeFile \(name)"
         case .deleteFile(let name): "deleteFile \(name)"
         case .wipeDirectory: "wipeDirectory"
+        case .journalFault(let on): "journalFault \(on ? "on" : "off")"
         case .repeatSteps(let times, _): "repeat \(times)"
         }
     }

@@ -10,6 +10,7 @@ final class SwiftDriver: Driver {
     private var caches: [DiskLruCache] = []
     private var editors: [String: DiskLruEditor] = [:]
     private var snapshots: [String: DiskLruSnapshot] = [:]
+    private var faultActive = false
 
     private struct ProtocolError: Error { let message: String }
 
@@ -27,6 +28,8 @@ final class SwiftDriver: Driver {
     }
 
     func reset() {
+        if faultActive { try? JournalFault.disable() }
+        faultActive = false
         for s in snapshots.values { s.close() }
         for c in caches { try? c.close() }
         caches = []
@@ -82,6 +85,15 @@ final class SwiftDriver: Driver {
             return "ok"
         case "flush": try cache().flush(); return "ok"
         case "evictAll": try cache().evictAll(); return "ok"
+        case "journalFault":
+            try arity(2)
+            switch t[1] {
+            case "on": try JournalFault.enable(journal: try cache().directory.appendingPathComponent("journal"))
+            case "off": try JournalFault.disable()
+            default: throw ProtocolError(message: "expected on or off, got \(t[1])")
+            }
+            faultActive = t[1] == "on"
+            return "ok"
         case "runCleanup":
             // Like a background job: its failures are not the caller's (the Java driver's jobs swallow them too);
             // their effects (journal not compacted, editors refused) are what vectors check.

@@ -145,6 +145,7 @@ final class VectorRunner {
         case .writeFile(let name, let content): return DirectoryProbe(directory).write(name, content)
         case .deleteFile(let name): return DirectoryProbe(directory).delete(name)
         case .wipeDirectory: return DirectoryProbe(directory).wipe()
+        case .journalFault(let on): return try call("journalFault \(on ? "on" : "off")")
         case .repeatSteps: preconditionFailure("repeat is expanded by run(_:path:)")
         }
     }

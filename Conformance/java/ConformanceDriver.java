@@ -34,6 +34,7 @@ public final class ConformanceDriver {
   private final List<DiskLruCache> caches = new ArrayList<>();
   private final Map<String, DiskLruCache.Editor> editors = new HashMap<>();
   private final Map<String, DiskLruCache.Snapshot> snapshots = new HashMap<>();
+  private boolean faultActive;
 
   public static void main(String[] args) throws IOException {
     // Logs from Platform (corruption warnings) go to stderr; stdout carries replies only.
@@ -126,6 +127,7 @@ public final class ConformanceDriver {
       case "setMaxSize": arity(t, 2); cache().setMaxSize(Long.parseLong(t[1])); return "ok";
       case "flush": cache().flush(); return "ok";
       case "evictAll": cache().evictAll(); return "ok";
+      case "journalFault": arity(t, 2); journalFault(onOff(t[1])); return "ok";
       case "runCleanup": {
         while (!queuedJobs.isEmpty()) queuedJobs.poll().run();
         return "ok";
@@ -158,7 +160,34 @@ public final class ConformanceDriver {
     return "ok";
   }
 
+  /**
+   * Stands in for OkHttp's FaultyFileSystem.setFaultyWrite(journalFile, ...): caps this process's file size
+   * (RLIMIT_FSIZE, soft limit) at the journal's current length, so every append to it fails with EFBIG while
+   * the small value files still write. HotSpot ignores SIGXFSZ, so the failure arrives as an IOException.
+   */
+  private void journalFault(boolean on) throws IOException {
+    String limit = on ? String.valueOf(new File(cache().directory, "journal").length()) : "unlimited";
+    Process p = new ProcessBuilder("prlimit", "--pid", String.valueOf(ProcessHandle.current().pid()),
+        "--fsize=" + limit + ":").redirectErrorStream(true).start();
+    String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    try {
+      if (p.waitFor() != 0) throw new IOException("prlimit failed: " + output.trim());
+    } catch (InterruptedException e) {
+      throw new IOException("interrupted while running prlimit", e);
+    }
+    faultActive = on;
+  }
+
+  private static boolean onOff(String token) {
+    if (token.equals("on")) return true;
+    if (token.equals("off")) return false;
+    throw new ProtocolError("expected on or off, got " + token);
+  }
+
   private void reset() {
+    if (faultActive) {
+      try { journalFault(false); } catch (IOException | RuntimeException ignored) { }
+    }
     for (DiskLruCache.Snapshot s : snapshots.values()) s.close();
     for (DiskLruCache c : caches) {
       try { c.close(); } catch (IOException | RuntimeException ignored) { }

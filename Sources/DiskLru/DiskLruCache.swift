@@ -389,7 +389,9 @@ public final class DiskLruCache: @unchecked Sendable {
                 }
             } else {
                 entries.remove(entry.key)
-                try journal!.appendAndFlush("REMOVE", entry.key)
+                // A lost REMOVE leaves DIRTY as the key's last record, which the next open also reads as
+                // "gone": the abort's outcome is the same either way, so it is not reported (as in removeEntry).
+                try? journal!.appendAndFlush("REMOVE", entry.key)
             }
         } catch {
             // The journal on disk ends this key with DIRTY, so the next open deletes it; match that now.
