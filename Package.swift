@@ -25,10 +25,11 @@ let package = Package(
         .executableTarget(name: "disklru-torture", dependencies: ["DiskLru"]),
         .testTarget(name: "DiskLruTests", dependencies: ["DiskLru", "disklru-torture"]),
 
-        // PNG/JPEG decode, Lanczos3 thumbnailing and encode on top of libpng and libjpeg-turbo.
+        // PNG/JPEG decode, Lanczos3 thumbnailing and encode on top of libpng and libjpeg-turbo; ICC via LittleCMS.
         .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"]), .brew(["libpng"])]),
         .systemLibrary(name: "CJPEG", pkgConfig: "libjpeg", providers: [.apt(["libjpeg-dev"]), .brew(["jpeg-turbo"])]),
-        .target(name: "CImageSupport", dependencies: ["CPNG", "CJPEG"]),
+        .systemLibrary(name: "CLCMS2", pkgConfig: "lcms2", providers: [.apt(["liblcms2-dev"]), .brew(["little-cms2"])]),
+        .target(name: "CImageSupport", dependencies: ["CPNG", "CJPEG", "CLCMS2"]),
         .target(name: "ImageDecode", dependencies: ["CImageSupport"]),
         .testTarget(name: "ImageDecodeTests", dependencies: ["ImageDecode"], exclude: ["Fixtures"]),
         // The caching pipeline: fetch (HTTP cache semantics) → decode → resize → encode → store.

@@ -4,6 +4,7 @@
 set -euo pipefail
 packages=(
   libpng-dev libjpeg-dev pkg-config  # ImageDecode: libpng and libjpeg-turbo (found through pkg-config)
+  liblcms2-dev                    # ImageDecode: LittleCMS, embedded ICC profiles to sRGB
   default-jdk-headless            # Conformance: javac/java for the OkHttp driver
   libokhttp-java libokio-java     # Conformance: OkHttp 3.13's DiskLruCache, the reference implementation
 )

@@ -98,6 +98,7 @@ tc_status tc_jpeg_read_header(tc_jpeg_decoder *decoder, tc_jpeg_header *header) 
     if (setjmp(decoder->jump)) return decoder->failure;
     jpeg_mem_src(cinfo, decoder->data, (unsigned long)decoder->size);
     jpeg_save_markers(cinfo, JPEG_APP0 + 1, 0xFFFF);
+    jpeg_save_markers(cinfo, JPEG_APP0 + 2, 0xFFFF);
     jpeg_read_header(cinfo, TRUE);
     header->width = (int)cinfo->image_width;
     header->height = (int)cinfo->image_height;
@@ -118,6 +119,40 @@ const uint8_t *tc_jpeg_exif(const tc_jpeg_decoder *decoder, size_t *length) {
     }
     *length = 0;
     return NULL;
+}
+
+// Our own reader instead of libjpeg-turbo's jpeg_read_icc_profile: that one raises a warning on
+// malformed chunks, which our warning policy would turn into a failed decode. A bad profile
+// should only cost the colour conversion, not the image.
+int tc_jpeg_icc(const tc_jpeg_decoder *decoder, uint8_t **profile, size_t *length) {
+    static const char tag[12] = {'I', 'C', 'C', '_', 'P', 'R', 'O', 'F', 'I', 'L', 'E', 0};
+    enum { HEADER = 14 };
+    jpeg_saved_marker_ptr found[256] = {0};
+    int count = 0;
+    size_t total = 0;
+    *profile = NULL;
+    *length = 0;
+    for (jpeg_saved_marker_ptr m = decoder->cinfo.marker_list; m; m = m->next) {
+        if (m->marker != JPEG_APP0 + 2 || m->data_length <= HEADER || memcmp(m->data, tag, 12) != 0) continue;
+        int sequence = m->data[12], declared = m->data[13];
+        if (declared == 0 || sequence == 0 || sequence > declared) return 0;
+        if (count == 0) count = declared;
+        if (declared != count || found[sequence]) return 0;
+        found[sequence] = m;
+        total += m->data_length - HEADER;
+    }
+    if (count == 0) return 0;
+    for (int i = 1; i <= count; i++) if (!found[i]) return 0;
+    uint8_t *joined = malloc(total);
+    if (!joined) return 0;
+    size_t offset = 0;
+    for (int i = 1; i <= count; i++) {
+        memcpy(joined + offset, found[i]->data + HEADER, found[i]->data_length - HEADER);
+        offset += found[i]->data_length - HEADER;
+    }
+    *profile = joined;
+    *length = total;
+    return 1;
 }
 
 tc_status tc_jpeg_start(tc_jpeg_decoder *decoder, int scale_denom, int cmyk,

@@ -86,6 +86,18 @@ const uint8_t *tc_png_exif(tc_png_decoder *decoder, size_t *length) {
     return NULL;
 }
 
+const uint8_t *tc_png_icc(tc_png_decoder *decoder, size_t *length) {
+    *length = 0;
+    if (png_get_valid(decoder->png, decoder->info, PNG_INFO_sRGB)) return NULL;
+    png_charp name = NULL;
+    int compression = 0;
+    png_bytep profile = NULL;
+    png_uint_32 size = 0;
+    if (!png_get_iCCP(decoder->png, decoder->info, &name, &compression, &profile, &size) || !profile) return NULL;
+    *length = size;
+    return profile;
+}
+
 tc_status tc_png_start(tc_png_decoder *decoder, int *channels, int *passes) {
     png_structp png = decoder->png;
     png_infop info = decoder->info;

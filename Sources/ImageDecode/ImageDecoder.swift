@@ -5,10 +5,15 @@ import CImageSupport
 /// Decoders point into the caller's bytes and must not outlive `ImageDecoder.withDecoder`.
 protocol RowDecoder: AnyObject {
     var info: ImageInfo { get }
+    /// The ICC profile that describes the rows `readRows` delivers, if they still need converting to
+    /// sRGB (nil for CMYK sources, whose rows are RGB already).
+    var rowProfile: ColorProfile? { get }
     /// Starts decoding. `shrink` (>= 1) is how much the caller will reduce the image; a
     /// decoder that can reduce while decoding (JPEG DCT scaling) uses part of it.
+    /// With `convertToSRGB`, CMYK sources go through their ICC profile to sRGB here (RGB
+    /// profiles are applied by the caller after resizing, where it is cheaper).
     /// Returns the size and channel count (3 or 4) of the rows `readRows` will deliver.
-    func start(shrink: Double) throws(ImageDecodeError) -> (width: Int, height: Int, channels: Int)
+    func start(shrink: Double, convertToSRGB: Bool) throws(ImageDecodeError) -> (width: Int, height: Int, channels: Int)
     /// Delivers every row, in order, then checks the rest of the file.
     func readRows(_ consume: (UnsafeBufferPointer<UInt8>) -> Void) throws(ImageDecodeError)
 }
@@ -22,14 +27,19 @@ public enum ImageDecoder {
         try withDecoder(for: data, maxPixels: Int.max) { decoder throws(ImageDecodeError) in decoder.info }
     }
 
-    /// Decodes the whole image at full size, as stored (no orientation applied).
-    public static func decode(_ data: Data, maxPixels: Int = defaultMaxPixels) throws(ImageDecodeError) -> PixelBuffer {
+    /// Decodes the whole image at full size, without orientation applied. With `convertToSRGB`
+    /// (the default) an embedded ICC profile is applied, so the pixels are sRGB; without it they
+    /// are the stored values (CMYK still becomes RGB, by the naive formula).
+    public static func decode(_ data: Data, maxPixels: Int = defaultMaxPixels,
+                              convertToSRGB: Bool = true) throws(ImageDecodeError) -> PixelBuffer {
         try withDecoder(for: data, maxPixels: maxPixels) { decoder throws(ImageDecodeError) in
-            let (width, height, channels) = try decoder.start(shrink: 1)
+            let (width, height, channels) = try decoder.start(shrink: 1, convertToSRGB: convertToSRGB)
             var pixels = [UInt8]()
             pixels.reserveCapacity(width * height * channels)
             try decoder.readRows { row in pixels.append(contentsOf: row) }
-            return PixelBuffer(width: width, height: height, channels: channels, pixels: pixels)
+            var image = PixelBuffer(width: width, height: height, channels: channels, pixels: pixels)
+            if convertToSRGB { decoder.rowProfile?.rgbTransform(channels: channels)?.convert(&image) }
+            return image
         }
     }
 

@@ -7,15 +7,19 @@ public struct ImageInfo: Sendable, Equatable {
     public var orientation: Orientation
     public var hasAlpha: Bool
     public var isProgressive: Bool
+    /// The description of the embedded ICC profile (e.g. "Adobe RGB (1998)"), nil when there is none
+    /// (or LittleCMS cannot read it, in which case it is ignored).
+    public var colorProfile: String?
 
     public init(format: ImageFormat, width: Int, height: Int, orientation: Orientation = .identity,
-                hasAlpha: Bool = false, isProgressive: Bool = false) {
+                hasAlpha: Bool = false, isProgressive: Bool = false, colorProfile: String? = nil) {
         self.format = format
         self.width = width
         self.height = height
         self.orientation = orientation
         self.hasAlpha = hasAlpha
         self.isProgressive = isProgressive
+        self.colorProfile = colorProfile
     }
 
     /// Dimensions as displayed, after EXIF orientation.

@@ -4,9 +4,14 @@ import CJPEG
 /// Streams rows out of a JPEG through libjpeg-turbo, using DCT scaling to shrink on load.
 final class JPEGDecoder: RowDecoder {
     let info: ImageInfo
+    let colorProfile: ColorProfile?
+    /// CMYK rows leave `readRows` as RGB (through the profile or the naive formula): nothing left to convert.
+    var rowProfile: ColorProfile? { isCMYK ? nil : colorProfile }
     private let handle: OpaquePointer
     private let isCMYK: Bool
     private let invertedInk: Bool
+    /// CMYK to sRGB through the file's profile; nil means the naive formula.
+    private var cmykTransform: ColorTransform?
     private var output = (width: 0, height: 0, components: 0)
 
     init(_ bytes: UnsafeRawBufferPointer) throws(ImageDecodeError) {
@@ -28,9 +33,17 @@ final class JPEGDecoder: RowDecoder {
         isCMYK = space == JCS_CMYK || space == JCS_YCCK
         // Adobe's APP14 marks the (almost universal) Photoshop convention of inverted CMYK.
         invertedInk = header.saw_adobe_marker != 0
+        var icc: UnsafeMutablePointer<UInt8>?
+        var iccLength = 0
+        if tc_jpeg_icc(handle, &icc, &iccLength) != 0, let icc {
+            colorProfile = ColorProfile(Array(UnsafeBufferPointer(start: icc, count: iccLength)))
+            tc_free(icc)
+        } else {
+            colorProfile = nil
+        }
         info = ImageInfo(format: .jpeg, width: Int(header.width), height: Int(header.height),
                          orientation: orientation ?? .identity, hasAlpha: false,
-                         isProgressive: header.progressive != 0)
+                         isProgressive: header.progressive != 0, colorProfile: colorProfile?.name)
     }
 
     deinit { tc_jpeg_decoder_destroy(handle) }
@@ -44,7 +57,8 @@ final class JPEGDecoder: RowDecoder {
         return 1
     }
 
-    func start(shrink: Double) throws(ImageDecodeError) -> (width: Int, height: Int, channels: Int) {
+    func start(shrink: Double, convertToSRGB: Bool) throws(ImageDecodeError) -> (width: Int, height: Int, channels: Int) {
+        if isCMYK && convertToSRGB { cmykTransform = colorProfile?.cmykTransform(inverted: invertedInk) }
         var width: Int32 = 0, height: Int32 = 0, components: Int32 = 0
         let status = tc_jpeg_start(handle, Int32(Self.scaleDenominator(shrink: shrink)), isCMYK ? 1 : 0,
                                    &width, &height, &components)
@@ -71,7 +85,10 @@ final class JPEGDecoder: RowDecoder {
             guard got > 0 else { throw .truncated }
             for row in 0..<Int(got) {
                 let line = UnsafeBufferPointer(rebasing: strip[row * stride..<(row + 1) * stride])
-                if isCMYK {
+                if let cmykTransform {
+                    cmykTransform.convert(line.baseAddress!, into: rgb.baseAddress!, count: output.width)
+                    consume(UnsafeBufferPointer(rgb))
+                } else if isCMYK {
                     convertCMYK(line, into: rgb)
                     consume(UnsafeBufferPointer(rgb))
                 } else {
@@ -84,7 +101,7 @@ final class JPEGDecoder: RowDecoder {
         guard status == TC_OK else { throw ImageDecoder.error(status, message: tc_jpeg_message(handle)) }
     }
 
-    /// Naive ink-to-light conversion without an ICC profile, the same formula Pillow uses:
+    /// Naive ink-to-light conversion for CMYK files without a usable ICC profile, the same formula Pillow uses:
     /// R = (255 - C)(255 - K) / 255. Inverted (Adobe) files store 255 - C, so R = C * K / 255.
     private func convertCMYK(_ cmyk: UnsafeBufferPointer<UInt8>, into rgb: UnsafeMutableBufferPointer<UInt8>) {
         let flip: Int = invertedInk ? 0 : 255

@@ -3,6 +3,8 @@ import CImageSupport
 /// Streams rows out of a PNG through libpng, expanded to 8-bit RGB or RGBA.
 final class PNGDecoder: RowDecoder {
     let info: ImageInfo
+    let colorProfile: ColorProfile?
+    var rowProfile: ColorProfile? { colorProfile }
     private let handle: OpaquePointer
     private var channels = 0
     private var passes = 1
@@ -22,15 +24,19 @@ final class PNGDecoder: RowDecoder {
         let orientation = tc_png_exif(handle, &exifLength).flatMap {
             EXIF.orientation(tiff: UnsafeRawBufferPointer(start: $0, count: exifLength))
         }
+        var iccLength = 0
+        colorProfile = tc_png_icc(handle, &iccLength).flatMap {
+            ColorProfile(Array(UnsafeBufferPointer(start: $0, count: iccLength)))
+        }
         info = ImageInfo(format: .png, width: Int(header.width), height: Int(header.height),
                          orientation: orientation ?? .identity, hasAlpha: header.has_alpha != 0,
-                         isProgressive: header.interlaced != 0)
+                         isProgressive: header.interlaced != 0, colorProfile: colorProfile?.name)
     }
 
     deinit { tc_png_decoder_destroy(handle) }
 
     /// PNG has no reduced-resolution decode, so `shrink` is not used.
-    func start(shrink: Double) throws(ImageDecodeError) -> (width: Int, height: Int, channels: Int) {
+    func start(shrink: Double, convertToSRGB: Bool) throws(ImageDecodeError) -> (width: Int, height: Int, channels: Int) {
         var channels: Int32 = 0, passes: Int32 = 0
         let status = tc_png_start(handle, &channels, &passes)
         guard status == TC_OK else { throw ImageDecoder.error(status, message: tc_png_message(handle)) }

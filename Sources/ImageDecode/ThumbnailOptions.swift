@@ -20,15 +20,21 @@ public struct ThumbnailRequest: Sendable, Equatable {
     public var allowUpscale: Bool
     /// Sources with more pixels than this are refused after reading only the header.
     public var maxPixels: Int
+    /// On by default: a source with an embedded ICC profile (Adobe RGB, Display P3, a CMYK press
+    /// profile) is converted to sRGB, and the output carries no profile, like libvips' thumbnails.
+    /// Off keeps the stored values, which viewers then show as sRGB (colours shift).
+    public var convertToSRGB: Bool
 
     public init(size: Int, fit: FitMode = .contain, format: ImageFormat? = nil, jpegQuality: Int = 80,
-                allowUpscale: Bool = false, maxPixels: Int = ImageDecoder.defaultMaxPixels) {
+                allowUpscale: Bool = false, maxPixels: Int = ImageDecoder.defaultMaxPixels,
+                convertToSRGB: Bool = true) {
         self.size = size
         self.fit = fit
         self.format = format
         self.jpegQuality = jpegQuality
         self.allowUpscale = allowUpscale
         self.maxPixels = maxPixels
+        self.convertToSRGB = convertToSRGB
     }
 
     func validate() throws(ImageDecodeError) {

@@ -1,7 +1,7 @@
 import Foundation
 
 /// The one-call facade: image bytes in, thumbnail bytes out.
-/// Data flows one way: decode (with shrink-on-load) -> resize -> orient -> encode.
+/// Data flows one way: decode (with shrink-on-load) -> resize -> to sRGB -> orient -> encode.
 /// Stateless and Sendable; every call owns its decoder, so calls may run concurrently.
 public struct Thumbnailer: Sendable {
     public init() {}
@@ -17,12 +17,16 @@ public struct Thumbnailer: Sendable {
             decoder throws(ImageDecodeError) in
             let info = decoder.info
             let plan = ThumbnailPlan(info: info, request: request)
-            let decoded = try decoder.start(shrink: plan.shrink(sourceWidth: info.width, sourceHeight: info.height))
+            let decoded = try decoder.start(shrink: plan.shrink(sourceWidth: info.width, sourceHeight: info.height),
+                                            convertToSRGB: request.convertToSRGB)
             var resampler = Resampler(sourceWidth: decoded.width, sourceHeight: decoded.height, channels: decoded.channels,
                                       resizedWidth: plan.resizedWidth, resizedHeight: plan.resizedHeight,
                                       crop: (plan.cropX, plan.cropY, plan.outputWidth, plan.outputHeight))
             try decoder.readRows { row in resampler.push(row) }
-            return (info.orientation.apply(to: resampler.finish()), info)
+            var resized = resampler.finish()
+            // RGB profiles are applied to the small image, as libvips does outside linear mode.
+            if request.convertToSRGB { decoder.rowProfile?.rgbTransform(channels: resized.channels)?.convert(&resized) }
+            return (info.orientation.apply(to: resized), info)
         }
         let format = request.format ?? (image.hasAlpha ? .png : .jpeg)
         let encoded = switch format {

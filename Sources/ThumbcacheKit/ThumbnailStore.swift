@@ -6,7 +6,8 @@ import ImageDecode
 /// ladder size]. An absent thumbnail is an empty value, listed nowhere in the metadata. New thumbnails are
 /// added with `setPartialData`, so the original is never rewritten for them.
 final class ThumbnailStore: Sendable {
-    static let appVersion = 1
+    // 2: thumbnails of ICC-tagged sources are converted to sRGB; older entries are wiped, not served.
+    static let appVersion = 2
     static let metadataIndex = 0
     static let originalIndex = 1
 

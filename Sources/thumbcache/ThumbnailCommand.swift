@@ -12,7 +12,8 @@ struct ThumbnailCommand: ParsableCommand {
         abstract: "Make thumbnails of JPEG or PNG files.",
         discussion: """
             Decodes each INPUT (JPEG or PNG), applies its EXIF orientation, resizes it with \
-            Lanczos3 so it fits in SIZE x SIZE (or covers it, with --fit cover) and encodes it. \
+            Lanczos3 so it fits in SIZE x SIZE (or covers it, with --fit cover), converts an embedded \
+            ICC profile to sRGB and encodes it. \
             Images are never enlarged. Exits non-zero if any input is refused.
             """
     )
@@ -38,6 +39,9 @@ struct ThumbnailCommand: ParsableCommand {
     @Option(help: "JPEG quality, 1-100.")
     var quality: Int = 80
 
+    @Flag(help: "Keep the stored colour values instead of converting an embedded ICC profile to sRGB.")
+    var noSrgb = false
+
     func validate() throws {
         switch (output, outputDir) {
         case (nil, nil): throw ValidationError("give an output file with -o or a directory with --output-dir")
@@ -52,7 +56,8 @@ struct ThumbnailCommand: ParsableCommand {
     }
 
     func run() throws {
-        let request = ThumbnailRequest(size: size, fit: fit, format: format ?? formatFromOutputName, jpegQuality: quality)
+        let request = ThumbnailRequest(size: size, fit: fit, format: format ?? formatFromOutputName, jpegQuality: quality,
+                                       convertToSRGB: !noSrgb)
         let thumbnailer = Thumbnailer()
         var failures = 0
         for input in inputs {

@@ -46,6 +46,19 @@ struct ThumbnailCommandTests {
         #expect((image.width, image.height) == (64, 64))
     }
 
+    @Test func noSRGBKeepsTheStoredColours() throws {
+        let directory = try CLI.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let converted = directory.appendingPathComponent("srgb.png"), stored = directory.appendingPathComponent("stored.png")
+        let source = "\(fixtures)/rocket.jpg"
+        #expect(try CLI.run(["thumbnail", source, "--size", "48", "-o", converted.path]).status == 0)
+        #expect(try CLI.run(["thumbnail", source, "--size", "48", "--no-srgb", "-o", stored.path]).status == 0)
+        let a = try ImageDecoder.decode(Data(contentsOf: converted)), b = try ImageDecoder.decode(Data(contentsOf: stored))
+        let (worst, mean) = ColorManagementTests.deviation(stored: b, converted: a)
+        #expect(worst <= 3 && mean < 1, "worst \(worst), mean \(mean)")
+        #expect(Fixtures.meanAbsoluteDifference(a, b) > 2, "the flag must change the output of an Adobe RGB source")
+    }
+
     @Test func refusedInputGivesOneLineAndNonZeroStatus() throws {
         let directory = try CLI.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }

@@ -99,7 +99,7 @@ import Testing
         #expect(done > 0 && done < 10, "stopped part-way: \(done)")
 
         let cache = try DiskLruCache(directory: URL(fileURLWithPath: cacheDir).appendingPathComponent("entries"),
-                                     appVersion: 1, valueCount: SizeLadder.standard.valueCount, maxSize: 1 << 30)
+                                     appVersion: ThumbnailStore.appVersion, valueCount: SizeLadder.standard.valueCount, maxSize: 1 << 30)
         #expect(cache.recoveredCorruption == nil)
         #expect(cache.keys().count == done, "exactly the finished URLs are cached, nothing half-written")
         try cache.close()

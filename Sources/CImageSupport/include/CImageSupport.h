@@ -40,6 +40,9 @@ const char *tc_jpeg_message(const tc_jpeg_decoder *decoder);
 tc_status tc_jpeg_read_header(tc_jpeg_decoder *decoder, tc_jpeg_header *header);
 /// The first APP1 "Exif\0\0" payload (TIFF data after the 6-byte prefix), or NULL.
 const uint8_t *tc_jpeg_exif(const tc_jpeg_decoder *decoder, size_t *length);
+/// The embedded ICC profile (APP2 "ICC_PROFILE" chunks joined in sequence order), malloc'd into
+/// `*profile` (release with tc_free), or 0 when there is none or the chunks are inconsistent.
+int tc_jpeg_icc(const tc_jpeg_decoder *decoder, uint8_t **profile, size_t *length);
 /// Starts decompression at 1/scale_denom size. `cmyk` asks for raw CMYK (for CMYK/YCCK files),
 /// otherwise RGB is produced (grayscale is expanded). Reports the output geometry.
 tc_status tc_jpeg_start(tc_jpeg_decoder *decoder, int scale_denom, int cmyk,
@@ -66,6 +69,9 @@ const char *tc_png_message(const tc_png_decoder *decoder);
 tc_status tc_png_read_header(tc_png_decoder *decoder, tc_png_header *header);
 /// The eXIf chunk payload if it precedes the image data, or NULL.
 const uint8_t *tc_png_exif(tc_png_decoder *decoder, size_t *length);
+/// The iCCP profile (decompressed, owned by the decoder), or NULL. NULL too when an sRGB chunk
+/// says the pixels are sRGB already.
+const uint8_t *tc_png_icc(tc_png_decoder *decoder, size_t *length);
 /// Sets up expansion to 8-bit RGB or RGBA; reports channels (3 or 4) and Adam7 pass count.
 tc_status tc_png_start(tc_png_decoder *decoder, int *channels, int *passes);
 /// Reads the next row of the current pass into `row`. For interlaced images the caller
@@ -73,6 +79,35 @@ tc_status tc_png_start(tc_png_decoder *decoder, int *channels, int *passes);
 tc_status tc_png_read_row(tc_png_decoder *decoder, uint8_t *row);
 /// Reads the chunks after the image data, so a missing IEND or bad CRC is reported.
 tc_status tc_png_finish(tc_png_decoder *decoder);
+
+// MARK: Colour management (LittleCMS)
+
+typedef enum { TC_ICC_SPACE_OTHER = 0, TC_ICC_SPACE_RGB, TC_ICC_SPACE_CMYK, TC_ICC_SPACE_GRAY } tc_icc_space;
+
+typedef struct {
+    tc_icc_space color_space;
+    char description[TC_MESSAGE_CAPACITY];
+} tc_icc_info;
+
+/// Reads a profile's colour space and description; 0 if LittleCMS cannot parse it.
+int tc_icc_inspect(const uint8_t *profile, size_t size, tc_icc_info *info);
+
+typedef enum {
+    TC_PIXELS_RGB = 0,
+    TC_PIXELS_RGBA = 1,            // alpha is copied unchanged
+    TC_PIXELS_CMYK = 2,
+    TC_PIXELS_CMYK_INVERTED = 3,   // Adobe JPEGs: 255 means no ink
+} tc_pixel_layout;
+
+typedef struct tc_icc_transform tc_icc_transform;
+
+/// A transform from `profile` to sRGB for pixels laid out as `input`. The output is RGB (RGBA for
+/// RGBA input). NULL with a reason in `message` (TC_MESSAGE_CAPACITY bytes) when the profile is
+/// unreadable or does not describe such pixels.
+tc_icc_transform *tc_icc_create(const uint8_t *profile, size_t size, tc_pixel_layout input, char *message);
+/// Converts `pixel_count` pixels; `in` and `out` may be the same buffer when the layouts match.
+void tc_icc_apply(tc_icc_transform *transform, const uint8_t *in, uint8_t *out, size_t pixel_count);
+void tc_icc_destroy(tc_icc_transform *transform);
 
 // MARK: Encoding
 
