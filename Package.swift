@@ -23,7 +23,9 @@ let package = Package(
         .executableTarget(name: "disklru-bench", dependencies: ["DiskLru"]),
         // Child process for the crash (kill -9) and disk-full tests.
         .executableTarget(name: "disklru-torture", dependencies: ["DiskLru"]),
-        .testTarget(name: "DiskLruTests", dependencies: ["DiskLru", "disklru-torture"]),
+        .testTarget(name: "DiskLruTests", dependencies: ["DiskLru", "disklru-torture", "SeededRandom"]),
+        // The seeded generator shared by the fuzzers, the journal fuzz tests and the conformance cross runs.
+        .target(name: "SeededRandom"),
 
         // PNG/JPEG decode, Lanczos3 thumbnailing and encode on top of libpng and libjpeg-turbo; ICC via LittleCMS.
         .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"]), .brew(["libpng"])]),
@@ -38,6 +40,7 @@ let package = Package(
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOHTTP1", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
         ]),
         .testTarget(name: "ThumbcacheKitTests", dependencies: [
             "ThumbcacheKit", "thumbcache",
@@ -52,11 +55,11 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // Seeded mutation fuzzer for the decoders (see Fuzz/README.md).
-        .executableTarget(name: "thumbcache-fuzz", dependencies: ["ImageDecode"], path: "Fuzz/thumbcache-fuzz"),
+        .executableTarget(name: "thumbcache-fuzz", dependencies: ["ImageDecode", "SeededRandom"], path: "Fuzz/thumbcache-fuzz"),
         // Replays Conformance/vectors against DiskLru and OkHttp's DiskLruCache (see Conformance/README.md).
         .executableTarget(
             name: "conformance",
-            dependencies: ["DiskLru", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["DiskLru", "SeededRandom", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Conformance/Sources"
         ),
     ],

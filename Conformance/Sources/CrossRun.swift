@@ -1,4 +1,5 @@
 import Foundation
+import SeededRandom
 
 /// Seeded random operations executed alternately by several implementations on ONE directory.
 /// At every handover the outgoing side flushes and dumps (keys in LRU order, values, size) and closes;

@@ -4,17 +4,7 @@
 //   thumbcache-fuzz [--seed S] [--seconds T] [--max-size BYTES] [--replay N] SEED_DIR...
 import Foundation
 import ImageDecode
-
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
+import SeededRandom
 
 /// Values that tend to hit edge cases in length and dimension fields.
 let interestingBytes: [UInt8] = [0x00, 0x01, 0x7F, 0x80, 0xFF, 0xFE, 0x10, 0x08, 0x0C, 0x03]
@@ -83,7 +73,7 @@ var outcomes: [String: Int] = [:]
 let started = Date()
 var iteration = replay ?? 0
 while true {
-    var rng = SplitMix64(state: seed &* 0x1000_0000_01B3 ^ UInt64(iteration))
+    var rng = SplitMix64(seed: seed &* 0x1000_0000_01B3 ^ UInt64(iteration))
     let input = mutate(seeds[Int.random(in: 0..<seeds.count, using: &rng)], &rng)
     let request = ThumbnailRequest(size: Int.random(in: 1...300, using: &rng),
                                    fit: Bool.random(using: &rng) ? .contain : .cover,

@@ -3,6 +3,7 @@ import Foundation
 import ImageDecode
 import NIOCore
 import NIOHTTP1
+import NIOPosix
 
 /// Downloads originals over http(s) with AsyncHTTPClient: connect and read timeouts, at most 5 redirects,
 /// the size limit enforced while streaming, and the body sniffed from its first bytes.
@@ -85,8 +86,10 @@ final class HTTPFetcher: Sendable {
         return .body(data, headers: headers, requestTime: requestTime, responseTime: responseTime)
     }
 
-    private static func describe(_ error: any Error) -> String {
-        if let error = error as? HTTPClientError {
+    /// A one-line reason a user can act on, chosen by the error's type (not its text, which NIO may reword).
+    static func describe(_ error: any Error) -> String {
+        switch error {
+        case let error as HTTPClientError:
             switch error {
             case .readTimeout: return "read timed out"
             case .connectTimeout: return "connect timed out"
@@ -94,13 +97,20 @@ final class HTTPFetcher: Sendable {
             case .remoteConnectionClosed: return "the connection was closed before the whole body arrived"
             default: return "\(error)"
             }
-        }
-        if error is CancellationError { return "cancelled" }
-        let text = "\(error)"
-        if text.contains("connectionRefused") || text.contains("Connection refused") { return "connection refused" }
-        if text.contains("invalidEOFState") || text.contains("EOF") {
+        case is CancellationError:
+            return "cancelled"
+        case let error as NIOConnectionError:
+            // Happy Eyeballs tried every address of the host; the first failure carries the reason.
+            guard let first = error.connectionErrors.first else { return "could not connect to \(error.host):\(error.port)" }
+            return describe(first.error)
+        case let error as IOError:
+            return error.errnoCode == ECONNREFUSED ? "connection refused" : String(cString: strerror(error.errnoCode))
+        case HTTPParserError.invalidEOFState:
             return "the connection was closed before the whole body arrived"
+        case let error as HTTPParserError:
+            return "malformed HTTP response (\(error))"
+        default:
+            return "\(error)"
         }
-        return text
     }
 }

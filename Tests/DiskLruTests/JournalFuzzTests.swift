@@ -1,25 +1,15 @@
 import Foundation
 import Testing
 @testable import DiskLru
+import SeededRandom
 
 /// Hundreds of random, mutated and truncated journals: opening never crashes, and whatever the cache
 /// decides, the directory it leaves behind reopens to the same state.
 @Suite struct JournalFuzzTests {
-    struct SplitMix: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     static let keys = ["a", "b", "c", "k1", "K1", "", "zz"]
     static let shapeCount = 10
 
-    static func line(shape: Int, _ random: inout SplitMix) -> String {
+    static func line(shape: Int, _ random: inout SplitMix64) -> String {
         switch shape {
         case 0: "CLEAN \(keys.randomElement(using: &random)!) \(Int.random(in: -2...9, using: &random)) \(Int.random(in: 0...9, using: &random))"
         case 1: "DIRTY \(keys.randomElement(using: &random)!)"
@@ -34,7 +24,7 @@ import Testing
         }
     }
 
-    static func journal(_ random: inout SplitMix) -> [UInt8] {
+    static func journal(_ random: inout SplitMix64) -> [UInt8] {
         var text = Int.random(in: 0..<10, using: &random) == 0 ? "libcore.io.DiskLruCache\n1\n100\n3\n\n" : header
         for _ in 0..<Int.random(in: 0...30, using: &random) {
             // Mostly well-formed lines, so the interesting states (dirty, removed, re-read) are reached.
@@ -53,7 +43,7 @@ import Testing
 
     @Test(arguments: 0..<400)
     func randomJournalOpensAndReopensConsistently(seed: Int) throws {
-        var random = SplitMix(state: UInt64(seed) &* 7919)
+        var random = SplitMix64(seed: UInt64(seed) &* 7919)
         let dir = TempDirectory()
         dir.write("journal", Data(Self.journal(&random)))
         for key in ["a", "b", "c", "k1", "zz"] {

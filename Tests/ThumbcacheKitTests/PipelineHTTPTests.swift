@@ -181,7 +181,8 @@ import Testing
         guard case .notAnImage(_, "image/jpeg") = html else { Issue.record("got \(String(describing: html))"); return }
         #expect(html?.exitCode == 5)
         let cut = await failure("/cut.jpg")
-        guard case .network = cut else { Issue.record("got \(String(describing: cut))"); return }
+        guard case .network(_, let reason) = cut else { Issue.record("got \(String(describing: cut))"); return }
+        #expect(reason == "the connection was closed before the whole body arrived")
         #expect(cut?.exitCode == 3)
         let missing = await failure("/missing.jpg")
         guard case .httpStatus(_, 404) = missing else { Issue.record("got \(String(describing: missing))"); return }
@@ -200,6 +201,8 @@ import Testing
         #expect(timeout?.description.contains("timed out") == true, "\(String(describing: timeout))")
         let refused = await Self.failure(harness.pipeline, "http://127.0.0.1:1/refused.jpg")
         #expect(refused?.exitCode == 3, "\(String(describing: refused))")
+        guard case .network(_, let reason) = refused else { Issue.record("got \(String(describing: refused))"); return }
+        #expect(reason == "connection refused")
         #expect(harness.entryFiles.isEmpty)
         await harness.close()
         server.shutdown()
