@@ -7,6 +7,9 @@ public struct CacheControl: Sendable, Equatable {
     public var isPrivate = false
     public var isPublic = false
     public var immutable = false
+    /// RFC 5861 §4: seconds past its freshness that the origin allows this response to be served when
+    /// revalidating it fails (a network error or a 500, 502, 503 or 504).
+    public var staleIfError: Int?
 
     public init(maxAge: Int? = nil, noStore: Bool = false, noCache: Bool = false, mustRevalidate: Bool = false) {
         self.maxAge = maxAge
@@ -35,6 +38,7 @@ public struct CacheControl: Sendable, Equatable {
                 case "private": isPrivate = true
                 case "public": isPublic = true
                 case "immutable": immutable = true
+                case "stale-if-error": staleIfError = argument.flatMap { Int($0) }.map { max(0, $0) }
                 default: break
                 }
             }

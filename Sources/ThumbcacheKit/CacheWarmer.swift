@@ -65,6 +65,8 @@ public struct CacheWarmer: Sendable {
         for size in sizes {
             do {
                 let result = try await pipeline.thumbnail(for: source, size: size)
+                // The cache still holds the old copy, but warming did not refresh it: the run must say so.
+                if let stale = result.staleBecause { return .failed("stale copy kept: \(stale.originError)") }
                 served.append(result.servedFrom)
                 downloaded += result.bytesDownloaded
                 stored += result.bytesStored

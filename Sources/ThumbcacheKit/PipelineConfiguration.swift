@@ -14,6 +14,11 @@ public struct PipelineConfiguration: Sendable {
     public var memoryLimits = MemoryCache<String, MemoryEntry>.Limits(totalCost: 64 << 20, count: 2000)
     public var jpegQuality = 80
     public var maxPixels = 50_000_000
+    /// When revalidating a stale entry fails with a network error or a 500, 502, 503 or 504, serve the stale
+    /// thumbnail anyway if it is at most this much past its freshness (RFC 5861's stale-if-error, asked for by
+    /// the client). nil: such a failure is an error, as in OkHttp, unless the response itself carried
+    /// `stale-if-error`. Never overrides the origin's `must-revalidate` or `no-cache`.
+    public var staleIfError: Duration?
     /// How long to wait for another process holding the cache directory.
     public var lockTimeout: Duration = .seconds(300)
 

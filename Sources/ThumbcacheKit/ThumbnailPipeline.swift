@@ -30,6 +30,7 @@ public final class ThumbnailPipeline: Sendable {
     private let httpFetcher = Locked<HTTPFetcher?>(nil)
     private let sessionStats = Locked(CacheStats())
     private let statsURL: URL
+    private let staleIfError: StaleIfError
 
     /// The state of a source once the origin question is settled.
     struct Origin: Sendable {
@@ -42,12 +43,17 @@ public final class ThumbnailPipeline: Sendable {
         /// False for `Cache-Control: no-store`: nothing goes to disk or memory.
         var storable: Bool
         var entry: ThumbnailStore.Entry?
+        /// Set when the stored entry stands in for an origin that failed (stale-if-error).
+        var staleBecause: StaleServe? = nil
     }
 
     public init(configuration: PipelineConfiguration, onLockWait: @Sendable (String) -> Void = { _ in }) throws(PipelineError) {
         self.configuration = configuration
         memory = MemoryCache(limits: configuration.memoryLimits)
         statsURL = configuration.cacheDirectory.appendingPathComponent("stats.json")
+        staleIfError = StaleIfError(clientAllowance: configuration.staleIfError.map { duration in
+            Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+        })
         store = try ThumbnailStore(
             directory: configuration.cacheDirectory.appendingPathComponent("entries"), maxSize: configuration.maxDiskSize,
             ladder: configuration.ladder, lockTimeout: configuration.lockTimeout, onLockWait: onLockWait)
@@ -64,7 +70,7 @@ public final class ThumbnailPipeline: Sendable {
         let memoryKey = "\(key)/\(size)/\(format?.rawValue ?? "auto")"
         if policy != .refresh, let hit = memory.value(forKey: memoryKey), policy == .offline || hit.freshUntil > Date() {
             var result = hit.thumbnail
-            (result.servedFrom, result.bytesDownloaded, result.rendered) = (.memory, 0, false)
+            (result.servedFrom, result.bytesDownloaded, result.rendered, result.staleBecause) = (.memory, 0, false, nil)
             sessionStats.withLock { $0.record(.memory) }
             return result
         }
@@ -72,7 +78,8 @@ public final class ThumbnailPipeline: Sendable {
             let origin = try await origins.value(for: "\(key)|\(policy.rawValue)") {
                 try await self.resolveOrigin(source, key: key, policy: policy)
             }
-            let result = try await renders.value(for: "\(memoryKey)|\(origin.metadata.responseTime)") {
+            let renderKey = "\(memoryKey)|\(origin.metadata.responseTime)|\(origin.servedFrom.rawValue)"
+            let result = try await renders.value(for: renderKey) {
                 try self.render(origin, source: source, key: key, size: size, format: format)
             }
             if origin.storable {
@@ -138,7 +145,17 @@ public final class ThumbnailPipeline: Sendable {
             throw .offlineMiss(url: source.normalized)
         }
         let conditional = stored.map { Validators.conditionalHeaders(for: $0.metadata) } ?? []
-        switch try await fetch(source, conditional: conditional) {
+        let outcome: FetchOutcome
+        do {
+            outcome = try await fetch(source, conditional: conditional)
+        } catch {
+            // `--refresh` asked for the origin's answer, so only a normal get may fall back to the stale copy.
+            guard let stored, policy == .normal,
+                  let serve = staleIfError.serve(stored.metadata, after: error, now: Date()) else { throw error }
+            return Origin(metadata: stored.metadata, servedFrom: .stale, downloaded: nil, downloadedBytes: 0,
+                          storable: true, entry: stored, staleBecause: serve)
+        }
+        switch outcome {
         case .notModified(let headers, let requestTime, let responseTime):
             guard let stored else { throw .network(url: source.normalized, reason: "304 Not Modified to an unconditional request") }
             var metadata = stored.metadata
@@ -208,7 +225,7 @@ public final class ThumbnailPipeline: Sendable {
            let info = try? thumbnailer.probe(data) {
             return ThumbnailResult(data: data, format: stored, width: info.orientedWidth, height: info.orientedHeight,
                                    servedFrom: origin.servedFrom, source: source.normalized, cacheKey: key,
-                                   bytesDownloaded: downloadedBytes, rendered: false)
+                                   bytesDownloaded: downloadedBytes, rendered: false, staleBecause: origin.staleBecause)
         }
         // Off-ladder sizes start from the nearest larger stored thumbnail when there is one: a smaller decode.
         var input: Data
@@ -239,6 +256,7 @@ public final class ThumbnailPipeline: Sendable {
         }
         return ThumbnailResult(data: thumbnail.data, format: thumbnail.format, width: thumbnail.width, height: thumbnail.height,
                                servedFrom: origin.servedFrom, source: source.normalized, cacheKey: key,
-                               bytesDownloaded: downloadedBytes, rendered: true, bytesStored: stored)
+                               bytesDownloaded: downloadedBytes, rendered: true, bytesStored: stored,
+                               staleBecause: origin.staleBecause)
     }
 }

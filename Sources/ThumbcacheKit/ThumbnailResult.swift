@@ -11,6 +11,8 @@ public enum ServedFrom: String, Sendable, Codable {
     case revalidated
     /// A new download.
     case network
+    /// The disk cache, stale, because revalidation failed and stale-if-error allowed it (see `staleBecause`).
+    case stale
 }
 
 /// A thumbnail and how it was obtained.
@@ -28,6 +30,16 @@ public struct ThumbnailResult: Sendable {
     public var rendered: Bool
     /// Bytes this request wrote to the disk cache (a new original and/or a new thumbnail).
     public var bytesStored: Int = 0
+    /// For `servedFrom == .stale`: why the origin could not be asked, and how far past fresh the copy was.
+    public var staleBecause: StaleServe?
+}
+
+/// Why a stale thumbnail was served instead of an error.
+public struct StaleServe: Sendable, Equatable {
+    /// The revalidation's failure, as its error would have said it.
+    public var originError: String
+    /// Seconds the entry was past its freshness lifetime.
+    public var staleness: TimeInterval
 }
 
 /// What `thumbcache info` shows about a cached source.

@@ -39,6 +39,12 @@ struct GetCommand: AsyncParsableCommand {
     @Flag(help: "Revalidate with the origin even if the cached copy is fresh.")
     var refresh = false
 
+    @Option(help: ArgumentHelp(
+        "If the origin fails (network error, HTTP 500/502/503/504) while revalidating, serve the cached copy when it is at most this many seconds stale.",
+        discussion: "A warning on stderr says so. The origin's must-revalidate or no-cache wins; its own stale-if-error=N is honoured without this option.",
+        valueName: "seconds"))
+    var staleIfError: Int?
+
     @Flag(help: "Report as one JSON object (on stdout, or on stderr when the image goes to stdout).")
     var json = false
 
@@ -50,12 +56,16 @@ struct GetCommand: AsyncParsableCommand {
             throw ValidationError("--size must be between 1 and \(ThumbnailRequest.maxSize)")
         }
         if offline && refresh { throw ValidationError("--offline and --refresh contradict each other") }
+        if let staleIfError, staleIfError < 0 { throw ValidationError("--stale-if-error must be 0 or more seconds") }
     }
 
     func run() async throws {
         let source: ImageSource
         do { source = try ImageSource(url) } catch { throw Console.fail(error) }
-        let pipeline = try cache.openPipeline { $0.maxDownloadSize = Int(maxDownloadSize.bytes) }
+        let pipeline = try cache.openPipeline {
+            $0.maxDownloadSize = Int(maxDownloadSize.bytes)
+            $0.staleIfError = staleIfError.map { .seconds($0) }
+        }
         let policy: FetchPolicy = offline ? .offline : refresh ? .refresh : .normal
         let result: ThumbnailResult
         do {
@@ -77,6 +87,9 @@ struct GetCommand: AsyncParsableCommand {
             Console.error("\(error)")
             throw ExitCode.failure
         }
+        if let stale = result.staleBecause {
+            Console.error("warning: served a copy \(Int(stale.staleness.rounded())) s past fresh because the origin failed: \(stale.originError)")
+        }
         report(result, destination: destination)
     }
 
@@ -92,7 +105,7 @@ struct GetCommand: AsyncParsableCommand {
                 "output": destination, "servedFrom": result.servedFrom.rawValue, "source": result.source,
                 "key": result.cacheKey, "format": result.format.rawValue, "width": result.width, "height": result.height,
                 "bytes": result.data.count, "bytesDownloaded": result.bytesDownloaded, "rendered": result.rendered,
-            ])
+            ].merging(result.staleBecause.map { ["staleBecause": $0.originError, "staleSeconds": $0.staleness] } ?? [:]) { a, _ in a })
             if destination == "-" { Console.error(text) } else { print(text) }
         } else {
             let place = destination == "-" ? "standard output" : destination

@@ -19,6 +19,7 @@ struct StatsCommand: AsyncParsableCommand {
             print(Console.json([
                 "entries": entries, "bytes": bytes, "maxBytes": maxBytes, "hits": stats.hits, "misses": stats.misses,
                 "memoryHits": stats.memoryHits, "diskHits": stats.diskHits, "revalidated": stats.revalidated,
+                "staleServed": stats.staleServed,
                 "failures": stats.failures, "bytesDownloaded": stats.bytesDownloaded,
             ]))
             return
@@ -28,7 +29,7 @@ struct StatsCommand: AsyncParsableCommand {
         print("""
             entries:     \(entries)
             bytes:       \(bytes) of \(maxBytes)
-            hits:        \(stats.hits) (disk \(stats.diskHits), revalidated \(stats.revalidated), memory \(stats.memoryHits))
+            hits:        \(stats.hits) (disk \(stats.diskHits), revalidated \(stats.revalidated), memory \(stats.memoryHits), stale on origin error \(stats.staleServed))
             misses:      \(stats.misses)
             hit ratio:   \(ratio)
             failures:    \(stats.failures)

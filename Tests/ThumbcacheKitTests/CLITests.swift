@@ -77,6 +77,31 @@ import Testing
         cleanUp()
     }
 
+    @Test func staleIfErrorServesWithAWarning() throws {
+        let down = Locked(false)
+        server.route("/s.jpg") { _ in
+            down.withLock { $0 } ? .respond(status: 502, headers: [], body: Data())
+                : .respond(status: 200, headers: [("Cache-Control", "max-age=0")], body: Fixtures.jpeg)
+        }
+        let get = { (extra: [String]) in
+            try Self.run(["get", server.url("/s.jpg"), "--size", "64", "--cache-dir", cacheDir, "-o", "/dev/null"] + extra)
+        }
+        #expect(try get([]).status == 0)
+        down.withLock { $0 = true }
+        let failed = try get([])
+        #expect(failed.status == 4 && failed.stderr.contains("HTTP 502"), "\(failed.stderr)")
+        let stale = try get(["--stale-if-error", "3600", "--json"])
+        #expect(stale.status == 0, "\(stale.stderr)")
+        #expect(stale.stderr.contains("s past fresh because the origin failed: "), "\(stale.stderr)")
+        let json = try JSONSerialization.jsonObject(with: stale.stdout) as? [String: Any]
+        #expect(json?["servedFrom"] as? String == "stale")
+        #expect((json?["staleBecause"] as? String)?.contains("HTTP 502") == true)
+        #expect(try get(["--stale-if-error", "-1"]).status == 64)
+        let stats = try JSONSerialization.jsonObject(with: try Self.run(["stats", "--cache-dir", cacheDir, "--json"]).stdout) as? [String: Any]
+        #expect(stats?["staleServed"] as? Int == 1 && stats?["failures"] as? Int == 1)
+        cleanUp()
+    }
+
     @Test func twoProcessesOnOneDirectoryBothSucceed() throws {
         server.route("/slow.jpg") { _ in .trickle(body: Fixtures.jpeg, chunk: 600, delay: .milliseconds(60)) }
         let url = server.url("/slow.jpg")

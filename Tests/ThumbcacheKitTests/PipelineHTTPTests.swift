@@ -208,6 +208,73 @@ import Testing
         server.shutdown()
     }
 
+    @Test func staleCopyStandsInForAFailingOriginOnlyWhenAllowed() async throws {
+        let failing = Locked<Int?>(nil)
+        server.route("/flaky.jpg") { _ in
+            if let status = failing.withLock({ $0 }) { return .respond(status: status, headers: [], body: Data("down".utf8)) }
+            return Self.image([("Cache-Control", "max-age=0"), ("ETag", "\"f1\"")])
+        }
+        let strict = try PipelineHarness()
+        let source = try ImageSource(server.url("/flaky.jpg"))
+        let original = try await strict.pipeline.thumbnail(for: source, size: 64)
+        #expect(original.servedFrom == .network)
+        await strict.pipeline.close()
+
+        failing.withLock { $0 = 503 }
+        // Without an allowance the failure surfaces, as in OkHttp.
+        strict.pipeline = try ThumbnailPipeline(configuration: strict.pipeline.configuration)
+        let refused = await Self.failure(strict.pipeline, server.url("/flaky.jpg"))
+        guard case .httpStatus(_, 503) = refused else { Issue.record("got \(String(describing: refused))"); return }
+        await strict.pipeline.close()
+
+        var lenient = strict.pipeline.configuration
+        lenient.staleIfError = .seconds(3600)
+        strict.pipeline = try ThumbnailPipeline(configuration: lenient)
+        let stale = try await strict.pipeline.thumbnail(for: source, size: 64)
+        #expect(stale.servedFrom == .stale && stale.data == original.data && !stale.rendered)
+        #expect(stale.staleBecause?.originError.contains("HTTP 503") == true, "\(String(describing: stale.staleBecause))")
+        // Each get asks the origin again: the stale copy is not promoted to fresh in memory.
+        let again = try await strict.pipeline.thumbnail(for: source, size: 64)
+        #expect(again.servedFrom == .stale)
+        #expect(server.requestCount("/flaky.jpg") == 4)
+        // --refresh wants the origin's answer, so the error surfaces there.
+        let refresh = await {
+            do { _ = try await strict.pipeline.thumbnail(for: source, size: 64, policy: .refresh); return false } catch { return true }
+        }()
+        #expect(refresh)
+        // A 404 is an answer, not a failure: no stale copy.
+        failing.withLock { $0 = 404 }
+        let gone = await Self.failure(strict.pipeline, server.url("/flaky.jpg"))
+        guard case .httpStatus(_, 404) = gone else { Issue.record("got \(String(describing: gone))"); return }
+        #expect(strict.pipeline.statistics().stats.staleServed == 2)
+        await strict.close()
+        server.shutdown()
+    }
+
+    @Test func originStaleIfErrorCoversARefusedConnection() async throws {
+        let origin = try OriginServer()
+        origin.route("/gone.jpg") { _ in Self.image([("Cache-Control", "max-age=0, stale-if-error=600")]) }
+        origin.route("/strict.jpg") { _ in Self.image([("Cache-Control", "max-age=0, must-revalidate")]) }
+        let harness = try PipelineHarness { $0.staleIfError = .seconds(600) }
+        let source = try ImageSource(origin.url("/gone.jpg"))
+        let first = try await harness.pipeline.thumbnail(for: source, size: 128)
+        _ = try await harness.pipeline.thumbnail(for: try ImageSource(origin.url("/strict.jpg")), size: 128)
+        origin.shutdown()  // nothing listens on its port any more
+
+        try await harness.reopen()
+        let stale = try await harness.pipeline.thumbnail(for: source, size: 128)
+        #expect(stale.servedFrom == .stale && stale.data == first.data)
+        #expect(stale.staleBecause?.originError.hasSuffix("connection refused") == true, "\(String(describing: stale.staleBecause))")
+        // An off-ladder size is rendered from the stale original.
+        let other = try await harness.pipeline.thumbnail(for: source, size: 100)
+        #expect(other.servedFrom == .stale && other.rendered && other.width == 100)
+        // must-revalidate forbids the client's allowance.
+        let strict = await Self.failure(harness.pipeline, origin.url("/strict.jpg"), size: 128)
+        guard case .network(_, "connection refused") = strict else { Issue.record("got \(String(describing: strict))"); return }
+        await harness.close()
+        server.shutdown()
+    }
+
     @Test func corruptImageIsNotCached() async throws {
         var damaged = Fixtures.jpeg
         damaged.replaceSubrange(3000..<3400, with: Data(repeating: 0xFF, count: 400))

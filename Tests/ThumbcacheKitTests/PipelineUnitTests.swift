@@ -48,6 +48,50 @@ import Testing
         #expect(CacheControl(parsing: ["max-age=abc"]).maxAge == 0, "a malformed max-age is stale, not forever")
     }
 
+    @Test func staleIfErrorAllowanceComesFromTheResponseOrTheClient() {
+        let down = PipelineError.network(url: "http://x/a.jpg", reason: "connection refused")
+        // max-age=60 and Age 160: 100 s past fresh.
+        let plain = metadata(["cache-control": "max-age=60", "age": "160"])
+        #expect(StaleIfError(clientAllowance: nil).serve(plain, after: down, now: Date()) == nil, "no allowance: the error surfaces")
+        #expect(StaleIfError(clientAllowance: 50).serve(plain, after: down, now: Date()) == nil, "100 s stale is over a 50 s allowance")
+        let served = StaleIfError(clientAllowance: 300).serve(plain, after: down, now: Date())
+        #expect(served?.originError == down.description)
+        #expect(abs((served?.staleness ?? 0) - 100) < 3)
+
+        let origin = metadata(["cache-control": "max-age=60, stale-if-error=200", "age": "160"])
+        #expect(CacheControl(parsing: ["max-age=60, stale-if-error=200"]).staleIfError == 200)
+        #expect(StaleIfError(clientAllowance: nil).serve(origin, after: down, now: Date()) != nil, "the origin's own allowance")
+        #expect(StaleIfError(clientAllowance: 10).serve(origin, after: down, now: Date()) != nil, "the larger allowance wins")
+
+        let mustRevalidate = metadata(["cache-control": "max-age=60, must-revalidate", "age": "160"])
+        #expect(StaleIfError(clientAllowance: 3600).serve(mustRevalidate, after: down, now: Date()) == nil)
+        let noCache = metadata(["cache-control": "no-cache, max-age=60", "age": "160"])
+        #expect(StaleIfError(clientAllowance: 3600).serve(noCache, after: down, now: Date()) == nil)
+        let explicit = metadata(["cache-control": "max-age=60, must-revalidate, stale-if-error=600", "age": "160"])
+        #expect(StaleIfError(clientAllowance: nil).serve(explicit, after: down, now: Date()) != nil,
+                "RFC 5861: the response's stale-if-error applies regardless of other freshness information")
+    }
+
+    @Test func onlyOriginFailuresAllowAStaleCopy() {
+        let url = "http://x/a.jpg"
+        let origin = metadata(["cache-control": "max-age=0"])
+        let rule = StaleIfError(clientAllowance: 3600)
+        for status in [500, 502, 503, 504] {
+            #expect(rule.serve(origin, after: .httpStatus(url: url, status: status), now: Date()) != nil, "\(status)")
+        }
+        for error: PipelineError in [.httpStatus(url: url, status: 404), .httpStatus(url: url, status: 501),
+                                     .notAnImage(url: url, contentType: "text/html"), .downloadTooLarge(url: url, limit: 1)] {
+            #expect(rule.serve(origin, after: error, now: Date()) == nil, "\(error)")
+        }
+    }
+
+    @Test func statsWrittenBeforeTheStaleCounterStillLoad() throws {
+        let old = Data(#"{"bytesDownloaded":10,"diskHits":2,"failures":1,"memoryHits":3,"misses":4,"revalidated":5}"#.utf8)
+        let stats = try JSONDecoder().decode(CacheStats.self, from: old)
+        #expect(stats.diskHits == 2 && stats.memoryHits == 3 && stats.revalidated == 5 && stats.staleServed == 0)
+        #expect(stats.hits == 10 && stats.misses == 4 && stats.bytesDownloaded == 10)
+    }
+
     @Test func httpDatesInAllThreeForms() {
         let expected = Date(timeIntervalSince1970: 784111777)
         #expect(HTTPDate.parse("Sun, 06 Nov 1994 08:49:37 GMT") == expected)

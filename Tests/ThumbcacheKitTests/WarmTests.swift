@@ -34,6 +34,25 @@ import Testing
         #expect(CacheWarmer.parseList("a\n\n# note\n  b  \na\r\nc\n") == ["a", "b", "c"])
     }
 
+    @Test func aStaleCopyServedOnOriginErrorCountsAsAFailure() throws {
+        let down = Locked(false)
+        server.route("/s.jpg") { _ in
+            down.withLock { $0 } ? .respond(status: 503, headers: [], body: Data())
+                : .respond(status: 200, headers: [("Cache-Control", "max-age=0, stale-if-error=3600")], body: Fixtures.jpeg)
+        }
+        let urls = try list([server.url("/s.jpg")])
+        let cacheDir = work.appendingPathComponent("cache").path
+        let jsonPath = work.appendingPathComponent("report.json").path
+        let warm = { try CLITests.run(["warm", urls, "--sizes", "64", "--cache-dir", cacheDir, "--json", jsonPath, "--quiet"]) }
+        #expect(try warm().status == 0)
+        down.withLock { $0 = true }
+        let second = try warm()
+        #expect(second.status == 1, "the origin's stale-if-error keeps the copy, but warming did not refresh it")
+        let reasons = (try report(jsonPath)["failed"] as? [[String: String]] ?? []).map { $0["reason"] ?? "" }
+        #expect(reasons.count == 1 && reasons[0].hasPrefix("stale copy kept: ") && reasons[0].contains("HTTP 503"), "\(reasons)")
+        cleanUp()
+    }
+
     @Test func reportCountsEveryOutcomeAndRerunSkipsFreshEntries() throws {
         for i in 0..<6 {
             server.route("/img\(i).jpg") { _ in .respond(status: 200, headers: [("Cache-Control", "max-age=600"), ("ETag", "\"\(i)\"")], body: Fixtures.jpeg) }
