@@ -16,6 +16,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
         .package(url: "https://github.com/swift-server/async-http-client", exact: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio", exact: "2.101.3"),
+        // Already in the graph through AsyncHTTPClient; named for extra trust roots and the HTTPS test origin.
+        .package(url: "https://github.com/apple/swift-nio-ssl", exact: "2.37.6"),
     ],
     targets: [
         // A Swift port of Android's DiskLruCache, byte-compatible with OkHttp's and JakeWharton's.
@@ -41,13 +43,15 @@ let package = Package(
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOHTTP1", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "NIOSSL", package: "swift-nio-ssl"),
         ]),
         .testTarget(name: "ThumbcacheKitTests", dependencies: [
             "ThumbcacheKit", "thumbcache",
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOHTTP1", package: "swift-nio"),
-        ]),
+            .product(name: "NIOSSL", package: "swift-nio-ssl"),
+        ], exclude: ["Fixtures"]),
         // Memory-hit latency benchmark (scripts/bench-get.sh).
         .executableTarget(name: "pipeline-bench", dependencies: ["ThumbcacheKit"]),
         .executableTarget(name: "thumbcache", dependencies: [

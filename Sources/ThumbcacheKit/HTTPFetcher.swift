@@ -4,6 +4,7 @@ import ImageDecode
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import NIOSSL
 
 /// Downloads originals over http(s) with AsyncHTTPClient: connect and read timeouts, at most 5 redirects,
 /// the size limit enforced while streaming, and the body sniffed from its first bytes.
@@ -19,12 +20,18 @@ final class HTTPFetcher: Sendable {
     private let client: HTTPClient
     private let limits: Limits
 
-    init(limits: Limits) {
+    /// `trustRoots` are trusted beside the system's certificate authorities.
+    init(limits: Limits, trustRoots: [NIOSSLCertificate] = []) {
         self.limits = limits
         var configuration = HTTPClient.Configuration(
             redirectConfiguration: .follow(max: limits.maxRedirects, allowCycles: false),
             timeout: .init(connect: limits.connectTimeout, read: limits.readTimeout))
         configuration.decompression = .disabled
+        if !trustRoots.isEmpty {
+            var tls = TLSConfiguration.makeClientConfiguration()
+            tls.additionalTrustRoots = [.certificates(trustRoots)]
+            configuration.tlsConfiguration = tls
+        }
         // AHC retries a refused connection with backoff until the connect timeout: 10 s of silence before
         // "connection refused". Fail at once instead, with the real reason.
         configuration.connectionPool.retryConnectionEstablishment = false
@@ -105,6 +112,15 @@ final class HTTPFetcher: Sendable {
             return describe(first.error)
         case let error as IOError:
             return error.errnoCode == ECONNREFUSED ? "connection refused" : String(cString: strerror(error.errnoCode))
+        case NIOSSLError.handshakeFailed(let error):
+            let reason = tlsReason(error)
+            guard reason == "CERTIFICATE_VERIFY_FAILED" else { return "TLS handshake failed (\(reason))" }
+            // An untrusted certificate is the common case; say how to trust a private CA.
+            return "TLS: the server's certificate is not trusted (\(reason)); for an origin signed by a private CA, pass --ca-file"
+        case let error as NIOSSLExtraError where error == .failedToValidateHostname:
+            return "TLS: the server's certificate is not for this host name"
+        case let error as NIOSSLError:
+            return "TLS error (\(error))"
         case HTTPParserError.invalidEOFState:
             return "the connection was closed before the whole body arrived"
         case let error as HTTPParserError:
@@ -112,5 +128,14 @@ final class HTTPFetcher: Sendable {
         default:
             return "\(error)"
         }
+    }
+
+    /// BoringSSL's reason code, e.g. CERTIFICATE_VERIFY_FAILED, from a message shaped like
+    /// `error:1000007d:SSL routines:OPENSSL_internal:CERTIFICATE_VERIFY_FAILED at file:line` (it has no API).
+    private static func tlsReason(_ error: BoringSSLError) -> String {
+        guard case .sslError(let errors) = error, let first = errors.first else { return "\(error)" }
+        let message = "\(first)"
+        guard let start = message.range(of: "OPENSSL_internal:")?.upperBound else { return message }
+        return String(message[start...].prefix { !$0.isWhitespace })
     }
 }

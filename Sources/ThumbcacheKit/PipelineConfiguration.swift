@@ -19,6 +19,9 @@ public struct PipelineConfiguration: Sendable {
     /// the client). nil: such a failure is an error, as in OkHttp, unless the response itself carried
     /// `stale-if-error`. Never overrides the origin's `must-revalidate` or `no-cache`.
     public var staleIfError: Duration?
+    /// PEM files of certificate authorities to trust for https origins, beside the system's (an internal
+    /// origin signed by a private CA). Read when the pipeline opens, so a bad file fails at once.
+    public var trustedCAFiles: [String] = []
     /// How long to wait for another process holding the cache directory.
     public var lockTimeout: Duration = .seconds(300)
 

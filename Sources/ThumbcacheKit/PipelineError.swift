@@ -23,6 +23,8 @@ public enum PipelineError: Error, Sendable, CustomStringConvertible {
     /// The cache directory could not be opened, locked or written.
     case cache(DiskLruError)
     case invalidSize(Int)
+    /// A `trustedCAFiles` entry that is missing or holds no PEM certificate.
+    case trustedCAFile(path: String, reason: String)
 
     public var description: String {
         switch self {
@@ -40,13 +42,14 @@ public enum PipelineError: Error, Sendable, CustomStringConvertible {
         case .offlineMiss(let url): "\(url) is not in the cache and --offline forbids fetching it"
         case .cache(let error): "cache error: \(error)"
         case .invalidSize(let size): "invalid size \(size): use 1...\(ThumbnailRequest.maxSize)"
+        case .trustedCAFile(let path, let reason): "cannot trust \(path): \(reason); give a PEM file of CA certificates"
         }
     }
 
     /// Exit codes, documented in the README.
     public var exitCode: Int32 {
         switch self {
-        case .invalidSource, .invalidSize: 64  // usage (as swift-argument-parser's validation errors)
+        case .invalidSource, .invalidSize, .trustedCAFile: 64  // usage (as swift-argument-parser's validation errors)
         case .network, .tooManyRedirects: 3
         case .httpStatus: 4
         case .notAnImage, .fileNotFound, .fileUnreadable: 5

@@ -2,6 +2,7 @@ import DiskLru
 import Foundation
 import ImageDecode
 import NIOCore
+import NIOSSL
 
 /// What to do about the origin.
 public enum FetchPolicy: String, Sendable {
@@ -31,6 +32,7 @@ public final class ThumbnailPipeline: Sendable {
     private let sessionStats = Locked(CacheStats())
     private let statsURL: URL
     private let staleIfError: StaleIfError
+    private let trustRoots: [NIOSSLCertificate]
 
     /// The state of a source once the origin question is settled.
     struct Origin: Sendable {
@@ -51,6 +53,7 @@ public final class ThumbnailPipeline: Sendable {
         self.configuration = configuration
         memory = MemoryCache(limits: configuration.memoryLimits)
         statsURL = configuration.cacheDirectory.appendingPathComponent("stats.json")
+        trustRoots = try Self.loadTrustRoots(configuration.trustedCAFiles)
         staleIfError = StaleIfError(clientAllowance: configuration.staleIfError.map { duration in
             Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
         })
@@ -209,10 +212,26 @@ public final class ThumbnailPipeline: Sendable {
             let created = HTTPFetcher(limits: .init(
                 maxBytes: configuration.maxDownloadSize, connectTimeout: TimeAmount(configuration.connectTimeout),
                 readTimeout: TimeAmount(configuration.readTimeout), totalTimeout: TimeAmount(configuration.totalTimeout),
-                maxRedirects: configuration.maxRedirects))
+                maxRedirects: configuration.maxRedirects), trustRoots: trustRoots)
             fetcher = created
             return created
         }
+    }
+
+    private static func loadTrustRoots(_ paths: [String]) throws(PipelineError) -> [NIOSSLCertificate] {
+        var roots: [NIOSSLCertificate] = []
+        for path in paths {
+            guard FileManager.default.isReadableFile(atPath: path) else {
+                throw .trustedCAFile(path: path, reason: "no such readable file")
+            }
+            let certificates: [NIOSSLCertificate]
+            do { certificates = try NIOSSLCertificate.fromPEMFile(path) } catch {
+                throw .trustedCAFile(path: path, reason: "not PEM certificates (\(error))")
+            }
+            guard !certificates.isEmpty else { throw .trustedCAFile(path: path, reason: "no certificate in it") }
+            roots += certificates
+        }
+        return roots
     }
 
     // MARK: - Thumbnails

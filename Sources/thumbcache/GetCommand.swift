@@ -48,8 +48,7 @@ struct GetCommand: AsyncParsableCommand {
     @Flag(help: "Report as one JSON object (on stdout, or on stderr when the image goes to stdout).")
     var json = false
 
-    @Option(help: "Largest download accepted, e.g. 50MB.")
-    var maxDownloadSize: ByteCount = ByteCount(bytes: 50_000_000)
+    @OptionGroup var fetch: FetchOptions
 
     func validate() throws {
         guard (1...ThumbnailRequest.maxSize).contains(size) else {
@@ -63,7 +62,7 @@ struct GetCommand: AsyncParsableCommand {
         let source: ImageSource
         do { source = try ImageSource(url) } catch { throw Console.fail(error) }
         let pipeline = try cache.openPipeline {
-            $0.maxDownloadSize = Int(maxDownloadSize.bytes)
+            fetch.apply(to: &$0)
             $0.staleIfError = staleIfError.map { .seconds($0) }
         }
         let policy: FetchPolicy = offline ? .offline : refresh ? .refresh : .normal

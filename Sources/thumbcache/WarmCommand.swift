@@ -40,8 +40,7 @@ struct WarmCommand: AsyncParsableCommand {
 
     @OptionGroup var cache: CacheOptions
 
-    @Option(help: "Largest download accepted, e.g. 50MB.")
-    var maxDownloadSize: ByteCount = ByteCount(bytes: 50_000_000)
+    @OptionGroup var fetch: FetchOptions
 
     func parsedSizes() throws -> [Int] {
         let parsed = sizes.split(separator: ",").map { Int($0.trimmingCharacters(in: .whitespaces)) }
@@ -67,7 +66,7 @@ struct WarmCommand: AsyncParsableCommand {
         }
         let urls = CacheWarmer.parseList(text)
         let pipeline = try cache.openPipeline { configuration in
-            configuration.maxDownloadSize = Int(maxDownloadSize.bytes)
+            fetch.apply(to: &configuration)
             // Each thumbnail is asked for once: a large memory cache would only grow the footprint.
             configuration.memoryLimits = .init(totalCost: 4 << 20, count: 256)
         }

@@ -102,6 +102,27 @@ import Testing
         cleanUp()
     }
 
+    @Test func caFileTrustsAPrivateHTTPSOrigin() throws {
+        let origin = try OriginServer(tls: true)
+        origin.route("/t.jpg") { _ in .respond(status: 200, headers: [("Cache-Control", "max-age=60")], body: Fixtures.jpeg) }
+        let get = { (extra: [String]) in
+            try Self.run(["get", origin.url("/t.jpg"), "--size", "64", "--cache-dir", cacheDir, "-o", "/dev/null"] + extra)
+        }
+        let untrusted = try get([])
+        #expect(untrusted.status == 3 && untrusted.stderr.contains("pass --ca-file"), "\(untrusted.stderr)")
+        let trusted = try get(["--ca-file", OriginServer.caFile])
+        #expect(trusted.status == 0 && trusted.stderr.contains("[network]"), "\(trusted.stderr)")
+        let missing = try get(["--ca-file", cacheDir + "/none.pem"])
+        #expect(missing.status == 64 && missing.stderr.contains("cannot trust"), "\(missing.stderr)")
+        let list = cacheDir + "-urls.txt"
+        try origin.url("/t.jpg").write(toFile: list, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: list) }
+        let warm = try Self.run(["warm", list, "--sizes", "64", "--cache-dir", cacheDir, "--quiet", "--ca-file", OriginServer.caFile])
+        #expect(warm.status == 0 && warm.stderr.contains("1 already fresh"), "\(warm.stderr)")
+        origin.shutdown()
+        cleanUp()
+    }
+
     @Test func twoProcessesOnOneDirectoryBothSucceed() throws {
         server.route("/slow.jpg") { _ in .trickle(body: Fixtures.jpeg, chunk: 600, delay: .milliseconds(60)) }
         let url = server.url("/slow.jpg")

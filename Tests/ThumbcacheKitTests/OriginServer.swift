@@ -2,6 +2,7 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import NIOSSL
 @testable import ThumbcacheKit
 
 /// A real HTTP/1.1 server on 127.0.0.1 for the pipeline tests: it serves scripted responses per path,
@@ -41,26 +42,44 @@ final class OriginServer: Sendable {
     private let channel: Channel
     private let table = Table()
     let port: Int
+    let scheme: String
+    let host: String
 
-    init() throws {
+    /// With `tls`, it serves https with the test certificate for 127.0.0.1 (Fixtures/tls, signed by `caFile`).
+    /// Another loopback `host` (127.0.0.2) makes that certificate name the wrong host.
+    init(tls: Bool = false, host: String = "127.0.0.1") throws {
         let table = self.table
+        let context = try tls ? NIOSSLContext(configuration: .makeServerConfiguration(
+            certificateChain: try NIOSSLCertificate.fromPEMFile(Self.tlsFile("server.pem")).map { .certificate($0) },
+            privateKey: .privateKey(try NIOSSLPrivateKey(file: Self.tlsFile("server-key.pem"), format: .pem)))) : nil
         channel = try ServerBootstrap(group: group)
             .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in
-                channel.pipeline.configureHTTPServerPipeline().flatMap {
-                    channel.pipeline.addHandler(Handler(table: table))
+                channel.eventLoop.makeCompletedFuture {
+                    if let context { try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: context)) }
+                    try channel.pipeline.syncOperations.configureHTTPServerPipeline()
+                    try channel.pipeline.syncOperations.addHandler(Handler(table: table))
                 }
             }
-            .bind(host: "127.0.0.1", port: 0).wait()
+            .bind(host: host, port: 0).wait()
         port = channel.localAddress!.port!
+        scheme = tls ? "https" : "http"
+        self.host = host
     }
+
+    static func tlsFile(_ name: String) -> String {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/tls/\(name)").path
+    }
+
+    /// The certificate authority that signed the https server's certificate.
+    static var caFile: String { tlsFile("ca.pem") }
 
     func shutdown() {
         try? channel.close().wait()
         try? group.syncShutdownGracefully()
     }
 
-    func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
+    func url(_ path: String) -> String { "\(scheme)://\(host):\(port)\(path)" }
 
     func route(_ path: String, _ route: @escaping Route) {
         table.state.withLock { $0.routes[path] = route }

@@ -275,6 +275,54 @@ import Testing
         server.shutdown()
     }
 
+    @Test func httpsOriginSignedByAPrivateCAIsTrustedOnlyWhenGiven() async throws {
+        let origin = try OriginServer(tls: true)
+        origin.route("/secure.jpg") { request in
+            if request.headers["if-none-match"] == "\"s1\"" { return .respond(status: 304, headers: [], body: Data()) }
+            return Self.image([("Cache-Control", "max-age=0"), ("ETag", "\"s1\"")])
+        }
+        let source = try ImageSource(origin.url("/secure.jpg"))
+        #expect(source.normalized.hasPrefix("https://127.0.0.1:"))
+
+        let untrusting = try PipelineHarness()
+        let refused = await Self.failure(untrusting.pipeline, origin.url("/secure.jpg"))
+        guard case .network(_, let reason) = refused else { Issue.record("got \(String(describing: refused))"); return }
+        #expect(reason == "TLS: the server's certificate is not trusted (CERTIFICATE_VERIFY_FAILED); for an origin signed by a private CA, pass --ca-file")
+        #expect(untrusting.entryFiles.isEmpty)
+        await untrusting.close()
+
+        let trusting = try PipelineHarness { $0.trustedCAFiles = [OriginServer.caFile] }
+        let first = try await trusting.pipeline.thumbnail(for: source, size: 64)
+        #expect(first.servedFrom == .network && first.width == 64)
+        try await trusting.reopen()
+        let again = try await trusting.pipeline.thumbnail(for: source, size: 64)
+        #expect(again.servedFrom == .revalidated && again.data == first.data)
+        let requests = origin.requests("/secure.jpg")
+        #expect(requests.count == 2, "the untrusted attempt never reached HTTP")
+        #expect(requests.last?.headers["if-none-match"] == "\"s1\"")
+        // A trusted certificate for another host is still refused.
+        let impostor = try OriginServer(tls: true, host: "127.0.0.2")
+        impostor.route("/secure.jpg") { _ in Self.image([]) }
+        let wrongHost = await Self.failure(trusting.pipeline, impostor.url("/secure.jpg"))
+        guard case .network(_, "TLS: the server's certificate is not for this host name") = wrongHost else {
+            Issue.record("got \(String(describing: wrongHost))"); return
+        }
+        #expect(impostor.requestCount("/secure.jpg") == 0)
+        impostor.shutdown()
+        await trusting.close()
+        origin.shutdown()
+
+        for bad in ["/nonexistent/ca.pem", OriginServer.tlsFile("README.md")] {
+            #expect {
+                _ = try PipelineHarness { $0.trustedCAFiles = [bad] }
+            } throws: { error in
+                guard case .trustedCAFile(let path, _) = error as? PipelineError else { return false }
+                return path == bad && (error as? PipelineError)?.exitCode == 64
+            }
+        }
+        server.shutdown()
+    }
+
     @Test func corruptImageIsNotCached() async throws {
         var damaged = Fixtures.jpeg
         damaged.replaceSubrange(3000..<3400, with: Data(repeating: 0xFF, count: 400))

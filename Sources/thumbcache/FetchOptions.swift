@@ -1,0 +1,18 @@
+import ArgumentParser
+import ThumbcacheKit
+
+/// Options of the commands that download originals (`get`, `warm`).
+struct FetchOptions: ParsableArguments {
+    @Option(help: "Largest download accepted, e.g. 50MB.")
+    var maxDownloadSize: ByteCount = ByteCount(bytes: 50_000_000)
+
+    @Option(name: .customLong("ca-file"), help: ArgumentHelp(
+        "PEM file of certificate authorities to trust for https origins, beside the system's (repeatable).",
+        valueName: "pem"))
+    var caFiles: [String] = []
+
+    func apply(to configuration: inout PipelineConfiguration) {
+        configuration.maxDownloadSize = Int(maxDownloadSize.bytes)
+        configuration.trustedCAFiles = caFiles
+    }
+}
