@@ -73,22 +73,26 @@ final class HTTPFetcher: Sendable {
             throw PipelineError.downloadTooLarge(url: url, limit: limits.maxBytes)
         }
         let contentType = response.headers.first(name: "content-type")
-        var body = ByteBuffer()
+        // Chunks go straight into the Data the decoder reads, sized from Content-Length when there is one:
+        // collecting a ByteBuffer and copying it out would hold the body twice at the peak.
+        var data = Data()
+        if let declared = response.headers.first(name: "content-length").flatMap(Int.init), declared > 0 {
+            data.reserveCapacity(declared)
+        }
         var sniffed = false
-        for try await var chunk in response.body {
-            guard body.readableBytes + chunk.readableBytes <= limits.maxBytes else {
+        for try await chunk in response.body {
+            guard data.count + chunk.readableBytes <= limits.maxBytes else {
                 throw PipelineError.downloadTooLarge(url: url, limit: limits.maxBytes)
             }
-            body.writeBuffer(&chunk)
+            chunk.withUnsafeReadableBytes { data.append($0.assumingMemoryBound(to: UInt8.self)) }
             // Refuse an HTML error page (or anything else) as soon as its first bytes arrive.
-            if !sniffed && body.readableBytes >= 8 {
-                guard ImageFormat.sniff(Data(body.readableBytesView.prefix(16))) != nil else {
+            if !sniffed && data.count >= 8 {
+                guard ImageFormat.sniff(data.prefix(16)) != nil else {
                     throw PipelineError.notAnImage(url: url, contentType: contentType)
                 }
                 sniffed = true
             }
         }
-        let data = Data(body.readableBytesView)
         guard ImageFormat.sniff(data) != nil else { throw PipelineError.notAnImage(url: url, contentType: contentType) }
         return .body(data, headers: headers, requestTime: requestTime, responseTime: responseTime)
     }
