@@ -37,7 +37,7 @@ public struct CacheMetadata: Codable, Sendable, Equatable {
     }
 
     /// The header names kept (RFC 9111 needs these to judge freshness and to revalidate).
-    public static let keptHeaders = ["etag", "last-modified", "cache-control", "date", "expires", "age"]
+    public static let keptHeaders = ["etag", "last-modified", "cache-control", "date", "expires", "age", "vary"]
 
     public func encoded() -> Data {
         let encoder = JSONEncoder()

@@ -164,7 +164,7 @@ public final class ThumbnailPipeline: Sendable {
             var metadata = stored.metadata
             metadata.headers.merge(headers) { _, new in new }
             (metadata.requestTime, metadata.responseTime) = (requestTime.timeIntervalSince1970, responseTime.timeIntervalSince1970)
-            if CacheControl(parsing: headers["cache-control"].map { [$0] } ?? []).noStore {
+            if !Storability.allows(headers) {
                 store.remove(key: key)
                 return Origin(metadata: metadata, servedFrom: .revalidated, downloaded: nil, downloadedBytes: 0, storable: false, entry: stored)
             }
@@ -178,7 +178,7 @@ public final class ThumbnailPipeline: Sendable {
             var metadata = CacheMetadata(
                 url: source.normalized, headers: headers, requestTime: requestTime, responseTime: responseTime,
                 original: .init(format: info.format.rawValue, width: info.orientedWidth, height: info.orientedHeight, bytes: data.count))
-            let storable = !CacheControl(parsing: headers["cache-control"].map { [$0] } ?? []).noStore
+            let storable = Storability.allows(headers)
             if let stored {
                 // The same bytes again (e.g. the origin ignored our validators): keep the stored thumbnails.
                 if storable, (try? stored.original()) == data {

@@ -115,8 +115,9 @@ import Testing
         server.shutdown()
     }
 
-    @Test func noStoreIsNeverStored() async throws {
-        server.route("/private.jpg") { _ in Self.image([("Cache-Control", "no-store"), ("ETag", "\"x\"")]) }
+    @Test(arguments: [("Cache-Control", "no-store"), ("Vary", "Accept, *")])
+    func unstorableResponsesAreNeverStored(header: (String, String)) async throws {
+        server.route("/private.jpg") { _ in Self.image([header, ("ETag", "\"x\""), ("Cache-Control", "max-age=600")]) }
         let harness = try PipelineHarness()
         let source = try ImageSource(server.url("/private.jpg"))
         let first = try await harness.pipeline.thumbnail(for: source, size: 64)
@@ -126,6 +127,18 @@ import Testing
         let second = try await harness.pipeline.thumbnail(for: source, size: 64)
         #expect(second.servedFrom == .network, "not even the memory cache keeps it")
         #expect(server.requestCount("/private.jpg") == 2)
+        await harness.close()
+        server.shutdown()
+    }
+
+    @Test func varyOnOtherHeadersIsStored() async throws {
+        server.route("/v.jpg") { _ in Self.image([("Vary", "Accept"), ("Cache-Control", "max-age=600")]) }
+        let harness = try PipelineHarness()
+        let source = try ImageSource(server.url("/v.jpg"))
+        _ = try await harness.pipeline.thumbnail(for: source, size: 64)
+        try await harness.reopen()
+        #expect(try await harness.pipeline.thumbnail(for: source, size: 64).servedFrom == .disk,
+                "thumbcache always sends the same Accept, so the stored response matches")
         await harness.close()
         server.shutdown()
     }
