@@ -21,6 +21,7 @@ struct tc_jpeg_decoder {
     char message[TC_MESSAGE_CAPACITY];
     const uint8_t *data;
     size_t size;
+    FILE *file;  // when set, the source instead of data/size
 };
 
 static tc_status classify(int code) {
@@ -65,11 +66,12 @@ static void check_progress(j_common_ptr cinfo) {
     }
 }
 
-tc_jpeg_decoder *tc_jpeg_decoder_create(const uint8_t *data, size_t size) {
+static tc_jpeg_decoder *create(const uint8_t *data, size_t size, FILE *file) {
     tc_jpeg_decoder *decoder = calloc(1, sizeof *decoder);
     if (!decoder) return NULL;
     decoder->data = data;
     decoder->size = size;
+    decoder->file = file;
     decoder->cinfo.err = jpeg_std_error(&decoder->error);
     decoder->error.error_exit = fail;
     decoder->error.emit_message = emit_message;
@@ -85,6 +87,10 @@ tc_jpeg_decoder *tc_jpeg_decoder_create(const uint8_t *data, size_t size) {
     return decoder;
 }
 
+tc_jpeg_decoder *tc_jpeg_decoder_create(const uint8_t *data, size_t size) { return create(data, size, NULL); }
+
+tc_jpeg_decoder *tc_jpeg_decoder_create_file(FILE *file) { return create(NULL, 0, file); }
+
 void tc_jpeg_decoder_destroy(tc_jpeg_decoder *decoder) {
     if (!decoder) return;
     if (decoder->created) jpeg_destroy_decompress(&decoder->cinfo);
@@ -96,7 +102,10 @@ const char *tc_jpeg_message(const tc_jpeg_decoder *decoder) { return decoder->me
 tc_status tc_jpeg_read_header(tc_jpeg_decoder *decoder, tc_jpeg_header *header) {
     j_decompress_ptr cinfo = &decoder->cinfo;
     if (setjmp(decoder->jump)) return decoder->failure;
-    jpeg_mem_src(cinfo, decoder->data, (unsigned long)decoder->size);
+    // libjpeg's stdio source ends a short file the way its memory source does (a warning and a fake
+    // EOI), so truncation is reported the same for both.
+    if (decoder->file) jpeg_stdio_src(cinfo, decoder->file);
+    else jpeg_mem_src(cinfo, decoder->data, (unsigned long)decoder->size);
     jpeg_save_markers(cinfo, JPEG_APP0 + 1, 0xFFFF);
     jpeg_save_markers(cinfo, JPEG_APP0 + 2, 0xFFFF);
     jpeg_read_header(cinfo, TRUE);

@@ -12,7 +12,10 @@ struct tc_png_decoder {
     char message[TC_MESSAGE_CAPACITY];
     const uint8_t *data;
     size_t size, offset;
+    FILE *file;  // the source for read_from_file
 };
+
+static const char truncated_message[] = "file ends before the image data is complete";
 
 static void on_error(png_structp png, png_const_charp text) {
     tc_png_decoder *decoder = png_get_error_ptr(png);
@@ -29,26 +32,42 @@ static void read_from_memory(png_structp png, png_bytep out, png_size_t length) 
     tc_png_decoder *decoder = png_get_io_ptr(png);
     if (length > decoder->size - decoder->offset) {
         decoder->failure = TC_TRUNCATED;
-        png_error(png, "file ends before the image data is complete");
+        png_error(png, truncated_message);
     }
     memcpy(out, decoder->data + decoder->offset, length);
     decoder->offset += length;
 }
 
-tc_png_decoder *tc_png_decoder_create(const uint8_t *data, size_t size) {
+static void read_from_file(png_structp png, png_bytep out, png_size_t length) {
+    tc_png_decoder *decoder = png_get_io_ptr(png);
+    FILE *file = decoder->file;
+    if (fread(out, 1, length, file) != length) {
+        decoder->failure = ferror(file) ? TC_CORRUPT : TC_TRUNCATED;
+        png_error(png, ferror(file) ? "read error" : truncated_message);
+    }
+}
+
+static tc_png_decoder *create(const uint8_t *data, size_t size, FILE *file, png_rw_ptr reader) {
     tc_png_decoder *decoder = calloc(1, sizeof *decoder);
     if (!decoder) return NULL;
     decoder->data = data;
     decoder->size = size;
+    decoder->file = file;
     decoder->png = png_create_read_struct(PNG_LIBPNG_VER_STRING, decoder, on_error, on_warning);
     if (decoder->png) decoder->info = png_create_info_struct(decoder->png);
     if (!decoder->info) {
         tc_png_decoder_destroy(decoder);
         return NULL;
     }
-    png_set_read_fn(decoder->png, decoder, read_from_memory);
+    png_set_read_fn(decoder->png, decoder, reader);
     return decoder;
 }
+
+tc_png_decoder *tc_png_decoder_create(const uint8_t *data, size_t size) {
+    return create(data, size, NULL, read_from_memory);
+}
+
+tc_png_decoder *tc_png_decoder_create_file(FILE *file) { return create(NULL, 0, file, read_from_file); }
 
 void tc_png_decoder_destroy(tc_png_decoder *decoder) {
     if (!decoder) return;

@@ -15,6 +15,8 @@ public enum ImageDecodeError: Error, Equatable, Sendable, CustomStringConvertibl
     case outOfMemory
     case encodeFailed(String)
     case invalidRequest(String)
+    /// An `EncodedImage.file` that cannot be opened or read.
+    case unreadable(path: String, reason: String)
 
     public var description: String {
         switch self {
@@ -34,6 +36,8 @@ public enum ImageDecodeError: Error, Equatable, Sendable, CustomStringConvertibl
             return "could not encode the thumbnail: \(detail)"
         case .invalidRequest(let detail):
             return "invalid thumbnail request: \(detail)"
+        case .unreadable(let path, let reason):
+            return "cannot read \(path): \(reason)"
         }
     }
 }

@@ -18,13 +18,18 @@ protocol RowDecoder: AnyObject {
     func readRows(_ consume: (UnsafeBufferPointer<UInt8>) -> Void) throws(ImageDecodeError)
 }
 
-/// Entry points for probing and decoding in-memory JPEG and PNG files.
+/// Entry points for probing and decoding JPEG and PNG files, in memory or on disk.
 public enum ImageDecoder {
     public static let defaultMaxPixels = 50_000_000
 
     /// Reads the header only.
     public static func probe(_ data: Data) throws(ImageDecodeError) -> ImageInfo {
-        try withDecoder(for: data, maxPixels: Int.max) { decoder throws(ImageDecodeError) in decoder.info }
+        try probe(.data(data))
+    }
+
+    /// Reads the header only (for a file, only its first blocks are read).
+    public static func probe(_ input: EncodedImage) throws(ImageDecodeError) -> ImageInfo {
+        try withDecoder(for: input, maxPixels: Int.max) { decoder throws(ImageDecodeError) in decoder.info }
     }
 
     /// Decodes the whole image at full size, without orientation applied. With `convertToSRGB`
@@ -32,7 +37,7 @@ public enum ImageDecoder {
     /// are the stored values (CMYK still becomes RGB, by the naive formula).
     public static func decode(_ data: Data, maxPixels: Int = defaultMaxPixels,
                               convertToSRGB: Bool = true) throws(ImageDecodeError) -> PixelBuffer {
-        try withDecoder(for: data, maxPixels: maxPixels) { decoder throws(ImageDecodeError) in
+        try withDecoder(for: .data(data), maxPixels: maxPixels) { decoder throws(ImageDecodeError) in
             let (width, height, channels) = try decoder.start(shrink: 1, convertToSRGB: convertToSRGB)
             var pixels = [UInt8]()
             pixels.reserveCapacity(width * height * channels)
@@ -43,30 +48,54 @@ public enum ImageDecoder {
         }
     }
 
-    /// Opens a decoder on `data` and checks the pixel budget before any pixel memory exists.
+    /// Opens a decoder on `input` and checks the pixel budget before any pixel memory exists.
     static func withDecoder<Result>(
-        for data: Data, maxPixels: Int,
+        for input: EncodedImage, maxPixels: Int,
         _ body: (any RowDecoder) throws(ImageDecodeError) -> Result
     ) throws(ImageDecodeError) -> Result {
-        guard let format = ImageFormat.sniff(data) else { throw .unrecognizedFormat }
-        let outcome: Swift.Result<Result, ImageDecodeError> = data.withUnsafeBytes { bytes in
-            do throws(ImageDecodeError) {
-                let decoder: any RowDecoder = switch format {
-                case .jpeg: try JPEGDecoder(bytes)
-                case .png: try PNGDecoder(bytes)
+        switch input {
+        case .data(let data):
+            guard let format = ImageFormat.sniff(data) else { throw .unrecognizedFormat }
+            let outcome: Swift.Result<Result, ImageDecodeError> = data.withUnsafeBytes { bytes in
+                do throws(ImageDecodeError) {
+                    let decoder: any RowDecoder = switch format {
+                    case .jpeg: try JPEGDecoder(bytes)
+                    case .png: try PNGDecoder(bytes)
+                    }
+                    return .success(try run(decoder, maxPixels: maxPixels, body))
+                } catch {
+                    return .failure(error)
                 }
-                let info = decoder.info
-                guard info.width > 0, info.height > 0 else { throw .corrupt("image has zero width or height") }
-                guard info.width.multipliedReportingOverflow(by: info.height).partialValue <= maxPixels,
-                      info.width <= Int(Int32.max) / 8, info.height <= Int(Int32.max) / 8 else {
-                    throw .tooLarge(width: info.width, height: info.height, limit: maxPixels)
-                }
-                return .success(try body(decoder))
-            } catch {
-                return .failure(error)
             }
+            return try outcome.get()
+        case .file(let path):
+            guard let file = fopen(path, "rb") else {
+                throw .unreadable(path: path, reason: String(cString: strerror(errno)))
+            }
+            defer { fclose(file) }
+            var signature = [UInt8](repeating: 0, count: 16)
+            let count = fread(&signature, 1, signature.count, file)
+            guard ferror(file) == 0 else { throw .unreadable(path: path, reason: String(cString: strerror(errno))) }
+            guard let format = ImageFormat.sniff(Data(signature.prefix(count))) else { throw .unrecognizedFormat }
+            rewind(file)
+            let decoder: any RowDecoder = switch format {
+            case .jpeg: try JPEGDecoder(file: file)
+            case .png: try PNGDecoder(file: file)
+            }
+            return try run(decoder, maxPixels: maxPixels, body)
         }
-        return try outcome.get()
+    }
+
+    private static func run<Result>(
+        _ decoder: any RowDecoder, maxPixels: Int, _ body: (any RowDecoder) throws(ImageDecodeError) -> Result
+    ) throws(ImageDecodeError) -> Result {
+        let info = decoder.info
+        guard info.width > 0, info.height > 0 else { throw .corrupt("image has zero width or height") }
+        guard info.width.multipliedReportingOverflow(by: info.height).partialValue <= maxPixels,
+              info.width <= Int(Int32.max) / 8, info.height <= Int(Int32.max) / 8 else {
+            throw .tooLarge(width: info.width, height: info.height, limit: maxPixels)
+        }
+        return try body(decoder)
     }
 
     /// Maps a glue status and the library's message to the public error.

@@ -14,9 +14,21 @@ final class JPEGDecoder: RowDecoder {
     private var cmykTransform: ColorTransform?
     private var output = (width: 0, height: 0, components: 0)
 
-    init(_ bytes: UnsafeRawBufferPointer) throws(ImageDecodeError) {
+    /// Decodes from `bytes`, which must outlive the decoder.
+    convenience init(_ bytes: UnsafeRawBufferPointer) throws(ImageDecodeError) {
         guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self),
               let handle = tc_jpeg_decoder_create(base, bytes.count) else { throw .outOfMemory }
+        try self.init(handle: handle)
+    }
+
+    /// Decodes from `file`, read as decoding proceeds; it must stay open while the decoder lives.
+    convenience init(file: UnsafeMutablePointer<FILE>) throws(ImageDecodeError) {
+        guard let handle = tc_jpeg_decoder_create_file(file) else { throw .outOfMemory }
+        try self.init(handle: handle)
+    }
+
+    /// Takes ownership of `handle` and reads the header.
+    private init(handle: OpaquePointer) throws(ImageDecodeError) {
         self.handle = handle
         var header = tc_jpeg_header()
         let status = tc_jpeg_read_header(handle, &header)

@@ -8,12 +8,22 @@ public struct Thumbnailer: Sendable {
 
     /// Reads only the header: format, stored size, orientation, alpha.
     public func probe(_ data: Data) throws(ImageDecodeError) -> ImageInfo {
-        try ImageDecoder.probe(data)
+        try ImageDecoder.probe(.data(data))
+    }
+
+    public func probe(_ input: EncodedImage) throws(ImageDecodeError) -> ImageInfo {
+        try ImageDecoder.probe(input)
     }
 
     public func makeThumbnail(from data: Data, _ request: ThumbnailRequest) throws(ImageDecodeError) -> Thumbnail {
+        try makeThumbnail(from: .data(data), request)
+    }
+
+    /// From a file, peak memory depends on the thumbnail's size and the decoder's working set (one strip of
+    /// rows; a progressive JPEG's coefficients), not on the size of the file.
+    public func makeThumbnail(from input: EncodedImage, _ request: ThumbnailRequest) throws(ImageDecodeError) -> Thumbnail {
         try request.validate()
-        let (image, info) = try ImageDecoder.withDecoder(for: data, maxPixels: request.maxPixels) {
+        let (image, info) = try ImageDecoder.withDecoder(for: input, maxPixels: request.maxPixels) {
             decoder throws(ImageDecodeError) in
             let info = decoder.info
             let plan = ThumbnailPlan(info: info, request: request)

@@ -62,8 +62,8 @@ struct ThumbnailCommand: ParsableCommand {
         var failures = 0
         for input in inputs {
             do {
-                let data = try Data(contentsOf: URL(fileURLWithPath: input))
-                let thumbnail = try thumbnailer.makeThumbnail(from: data, request)
+                // Read as it decodes: memory follows the thumbnail, not the size of the file.
+                let thumbnail = try thumbnailer.makeThumbnail(from: .file(input), request)
                 try thumbnail.data.write(to: destination(for: input, format: thumbnail.format), options: .atomic)
             } catch {
                 failures += 1

@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /// Result of a glue call. Anything but TC_OK leaves a human-readable message in the context.
 typedef enum {
@@ -33,6 +34,9 @@ typedef struct {
 
 /// Wraps `data` (not copied; it must outlive the decoder). Returns NULL only when out of memory.
 tc_jpeg_decoder *tc_jpeg_decoder_create(const uint8_t *data, size_t size);
+/// Reads from `file` as decoding proceeds (not closed; it must outlive the decoder), so the encoded
+/// image never has to be in memory whole. Returns NULL only when out of memory.
+tc_jpeg_decoder *tc_jpeg_decoder_create_file(FILE *file);
 void tc_jpeg_decoder_destroy(tc_jpeg_decoder *decoder);
 const char *tc_jpeg_message(const tc_jpeg_decoder *decoder);
 
@@ -64,6 +68,8 @@ typedef struct {
 } tc_png_header;
 
 tc_png_decoder *tc_png_decoder_create(const uint8_t *data, size_t size);
+/// Reads from `file` as decoding proceeds (not closed; it must outlive the decoder).
+tc_png_decoder *tc_png_decoder_create_file(FILE *file);
 void tc_png_decoder_destroy(tc_png_decoder *decoder);
 const char *tc_png_message(const tc_png_decoder *decoder);
 tc_status tc_png_read_header(tc_png_decoder *decoder, tc_png_header *header);
