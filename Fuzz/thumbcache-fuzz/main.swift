@@ -69,6 +69,9 @@ guard !seeds.isEmpty else { fatalError("no seed files (.png/.jpg) found in \(dir
 report("fuzz: \(seeds.count) seed files, seed \(seed), \(seconds) s")
 
 let thumbnailer = Thumbnailer()
+// Every input is also decoded from a file (libjpeg's and libpng's stdio sources): the outcome must match.
+let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("thumbcache-fuzz-\(getpid()).img").path
+defer { unlink(scratch) }
 var outcomes: [String: Int] = [:]
 let started = Date()
 var iteration = replay ?? 0
@@ -80,10 +83,16 @@ while true {
                                    format: [nil, .jpeg, .png].randomElement(using: &rng)!,
                                    maxPixels: 4_000_000)
     let begin = Date()
+    let fromMemory = Result { () throws(ImageDecodeError) in try thumbnailer.makeThumbnail(from: Data(input), request).data }
+    FileManager.default.createFile(atPath: scratch, contents: Data(input))
+    let fromFile = Result { () throws(ImageDecodeError) in try thumbnailer.makeThumbnail(from: .file(scratch), request).data }
+    if fromMemory != fromFile {
+        report("fuzz: memory and file decodes differ at iteration \(iteration): \(fromMemory) vs \(fromFile)")
+        exit(1)
+    }
     do {
-        let thumbnail = try thumbnailer.makeThumbnail(from: Data(input), request)
         // A successful thumbnail must itself decode.
-        _ = try ImageDecoder.decode(thumbnail.data)
+        _ = try ImageDecoder.decode(try fromMemory.get())
         outcomes["ok", default: 0] += 1
     } catch {
         // The enum case name (Mirror labels cases with payloads; others print as themselves).

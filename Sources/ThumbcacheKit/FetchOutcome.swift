@@ -2,7 +2,7 @@ import Foundation
 
 /// What asking the origin produced: a new body, or "not modified" with refreshed headers.
 enum FetchOutcome: Sendable {
-    case body(Data, headers: [String: String], requestTime: Date, responseTime: Date)
+    case body(FetchedOriginal, headers: [String: String], requestTime: Date, responseTime: Date)
     case notModified(headers: [String: String], requestTime: Date, responseTime: Date)
 }
 

@@ -31,6 +31,6 @@ struct FileFetcher: Sendable {
             throw .fileUnreadable(path: path, reason: "\(error.localizedDescription)")
         }
         guard ImageFormat.sniff(data) != nil else { throw .notAnImage(url: "file://" + path, contentType: nil) }
-        return .body(data, headers: headers, requestTime: requestTime, responseTime: Date())
+        return .body(FetchedOriginal(data: data), headers: headers, requestTime: requestTime, responseTime: Date())
     }
 }

@@ -7,7 +7,8 @@ import NIOPosix
 import NIOSSL
 
 /// Downloads originals over http(s) with AsyncHTTPClient: connect and read timeouts, at most 5 redirects,
-/// the size limit enforced while streaming, and the body sniffed from its first bytes.
+/// the size limit enforced while streaming, the body sniffed from its first bytes and written to a file in
+/// `downloads` as it arrives (memory stays flat however large the original).
 final class HTTPFetcher: Sendable {
     struct Limits: Sendable {
         var maxBytes: Int
@@ -19,10 +20,12 @@ final class HTTPFetcher: Sendable {
 
     private let client: HTTPClient
     private let limits: Limits
+    private let downloads: URL
 
     /// `trustRoots` are trusted beside the system's certificate authorities.
-    init(limits: Limits, trustRoots: [NIOSSLCertificate] = []) {
+    init(limits: Limits, downloads: URL, trustRoots: [NIOSSLCertificate] = []) {
         self.limits = limits
+        self.downloads = downloads
         var configuration = HTTPClient.Configuration(
             redirectConfiguration: .follow(max: limits.maxRedirects, allowCycles: false),
             timeout: .init(connect: limits.connectTimeout, read: limits.readTimeout))
@@ -73,28 +76,23 @@ final class HTTPFetcher: Sendable {
             throw PipelineError.downloadTooLarge(url: url, limit: limits.maxBytes)
         }
         let contentType = response.headers.first(name: "content-type")
-        // Chunks go straight into the Data the decoder reads, sized from Content-Length when there is one:
-        // collecting a ByteBuffer and copying it out would hold the body twice at the peak.
-        var data = Data()
-        if let declared = response.headers.first(name: "content-length").flatMap(Int.init), declared > 0 {
-            data.reserveCapacity(declared)
-        }
+        let download = try DownloadFile(in: downloads)
         var sniffed = false
         for try await chunk in response.body {
-            guard data.count + chunk.readableBytes <= limits.maxBytes else {
+            guard download.byteCount + chunk.readableBytes <= limits.maxBytes else {
                 throw PipelineError.downloadTooLarge(url: url, limit: limits.maxBytes)
             }
-            chunk.withUnsafeReadableBytes { data.append($0.assumingMemoryBound(to: UInt8.self)) }
+            try chunk.withUnsafeReadableBytes { bytes in try download.append(bytes) }
             // Refuse an HTML error page (or anything else) as soon as its first bytes arrive.
-            if !sniffed && data.count >= 8 {
-                guard ImageFormat.sniff(data.prefix(16)) != nil else {
+            if !sniffed && download.byteCount >= 8 {
+                guard ImageFormat.sniff(download.head) != nil else {
                     throw PipelineError.notAnImage(url: url, contentType: contentType)
                 }
                 sniffed = true
             }
         }
-        guard ImageFormat.sniff(data) != nil else { throw PipelineError.notAnImage(url: url, contentType: contentType) }
-        return .body(data, headers: headers, requestTime: requestTime, responseTime: responseTime)
+        guard ImageFormat.sniff(download.head) != nil else { throw PipelineError.notAnImage(url: url, contentType: contentType) }
+        return .body(try download.finish(), headers: headers, requestTime: requestTime, responseTime: responseTime)
     }
 
     /// A one-line reason a user can act on, chosen by the error's type (not its text, which NIO may reword).

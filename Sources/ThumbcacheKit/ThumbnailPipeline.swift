@@ -31,6 +31,8 @@ public final class ThumbnailPipeline: Sendable {
     private let httpFetcher = Locked<HTTPFetcher?>(nil)
     private let sessionStats = Locked(CacheStats())
     private let statsURL: URL
+    /// Download files in flight (`FetchedOriginal`): beside `entries/`, so storing one stays on one filesystem.
+    private let downloads: URL
     private let staleIfError: StaleIfError
     private let trustRoots: [NIOSSLCertificate]
 
@@ -40,7 +42,7 @@ public final class ThumbnailPipeline: Sendable {
         var servedFrom: ServedFrom
         /// Bytes fetched just now and not yet stored: they are stored with the first thumbnail that decodes,
         /// so an original that cannot be decoded is never cached.
-        var downloaded: Data?
+        var downloaded: FetchedOriginal?
         var downloadedBytes: Int
         /// False for `Cache-Control: no-store`: nothing goes to disk or memory.
         var storable: Bool
@@ -53,6 +55,7 @@ public final class ThumbnailPipeline: Sendable {
         self.configuration = configuration
         memory = MemoryCache(limits: configuration.memoryLimits)
         statsURL = configuration.cacheDirectory.appendingPathComponent("stats.json")
+        downloads = configuration.cacheDirectory.appendingPathComponent("downloads")
         trustRoots = try Self.loadTrustRoots(configuration.trustedCAFiles)
         staleIfError = StaleIfError(clientAllowance: configuration.staleIfError.map { duration in
             Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
@@ -60,6 +63,11 @@ public final class ThumbnailPipeline: Sendable {
         store = try ThumbnailStore(
             directory: configuration.cacheDirectory.appendingPathComponent("entries"), maxSize: configuration.maxDiskSize,
             ladder: configuration.ladder, lockTimeout: configuration.lockTimeout, onLockWait: onLockWait)
+        // We hold the directory lock now, so files left in downloads/ belong to a process that died mid-fetch.
+        try? FileManager.default.removeItem(at: downloads)
+        guard mkdir(downloads.path, 0o755) == 0 || errno == EEXIST else {
+            throw .cache(.io(operation: "mkdir", path: downloads.path, errno: errno))
+        }
     }
 
     // MARK: - Public API
@@ -171,26 +179,27 @@ public final class ThumbnailPipeline: Sendable {
             try store.updateMetadata(key: key, metadata)
             return Origin(metadata: metadata, servedFrom: .revalidated, downloaded: nil, downloadedBytes: 0, storable: true, entry: stored)
 
-        case .body(let data, let headers, let requestTime, let responseTime):
-            sessionStats.withLock { $0.bytesDownloaded += Int64(data.count) }
+        case .body(let original, let headers, let requestTime, let responseTime):
+            sessionStats.withLock { $0.bytesDownloaded += Int64(original.byteCount) }
             let info: ImageInfo
-            do { info = try thumbnailer.probe(data) } catch { throw .image(url: source.normalized, error) }
+            do { info = try thumbnailer.probe(original.image) } catch { throw .image(url: source.normalized, error) }
             var metadata = CacheMetadata(
                 url: source.normalized, headers: headers, requestTime: requestTime, responseTime: responseTime,
-                original: .init(format: info.format.rawValue, width: info.orientedWidth, height: info.orientedHeight, bytes: data.count))
+                original: .init(format: info.format.rawValue, width: info.orientedWidth, height: info.orientedHeight,
+                                bytes: original.byteCount))
             let storable = Storability.allows(headers)
             if let stored {
                 // The same bytes again (e.g. the origin ignored our validators): keep the stored thumbnails.
-                if storable, (try? stored.original()) == data {
+                if storable, (try? stored.hasOriginal(equalTo: original)) == true {
                     metadata.variants = stored.metadata.variants
                     try store.updateMetadata(key: key, metadata)
-                    return Origin(metadata: metadata, servedFrom: .network, downloaded: nil, downloadedBytes: data.count,
+                    return Origin(metadata: metadata, servedFrom: .network, downloaded: nil, downloadedBytes: original.byteCount,
                                   storable: true, entry: stored)
                 }
                 // A new original: the old entry, thumbnails included, is outdated (and must go if no-store).
                 if !storable { store.remove(key: key) }
             }
-            return Origin(metadata: metadata, servedFrom: .network, downloaded: data, downloadedBytes: data.count,
+            return Origin(metadata: metadata, servedFrom: .network, downloaded: original, downloadedBytes: original.byteCount,
                           storable: storable, entry: nil)
         }
     }
@@ -212,7 +221,7 @@ public final class ThumbnailPipeline: Sendable {
             let created = HTTPFetcher(limits: .init(
                 maxBytes: configuration.maxDownloadSize, connectTimeout: TimeAmount(configuration.connectTimeout),
                 readTimeout: TimeAmount(configuration.readTimeout), totalTimeout: TimeAmount(configuration.totalTimeout),
-                maxRedirects: configuration.maxRedirects), trustRoots: trustRoots)
+                maxRedirects: configuration.maxRedirects), downloads: downloads, trustRoots: trustRoots)
             fetcher = created
             return created
         }
@@ -247,12 +256,12 @@ public final class ThumbnailPipeline: Sendable {
                                    bytesDownloaded: downloadedBytes, rendered: false, staleBecause: origin.staleBecause)
         }
         // Off-ladder sizes start from the nearest larger stored thumbnail when there is one: a smaller decode.
-        var input: Data
-        if let downloaded = origin.downloaded { input = downloaded } else { input = try origin.entry!.original() }
+        var input: EncodedImage
+        if let downloaded = origin.downloaded { input = downloaded.image } else { input = .data(try origin.entry!.original()) }
         if store.ladder.valueIndex(of: size) == nil, let entry = origin.entry,
            let rung = store.ladder.rungs(atLeast: size).first(where: entry.metadata.variants.contains),
            let variant = try store.variant(rung, of: entry) {
-            input = variant
+            input = .data(variant)
         }
         let thumbnail: Thumbnail
         do {

@@ -42,6 +42,25 @@ final class ThumbnailStore: Sendable {
         func original() throws(PipelineError) -> Data {
             do { return try snapshot.data(at: ThumbnailStore.originalIndex) } catch { throw .cache(error) }
         }
+
+        /// Whether the stored original has exactly these bytes, compared a chunk at a time.
+        func hasOriginal(equalTo fetched: FetchedOriginal) throws(PipelineError) -> Bool {
+            guard snapshot.length(at: ThumbnailStore.originalIndex) == Int64(fetched.byteCount) else { return false }
+            let reader: DiskLruValueReader
+            do { reader = try snapshot.reader(at: ThumbnailStore.originalIndex) } catch { throw .cache(error) }
+            var same = true
+            try fetched.forEachChunk { chunk throws(PipelineError) in
+                var offset = 0
+                while same, offset < chunk.count {
+                    let stored: Data?
+                    do throws(DiskLruError) { stored = try reader.read(upToCount: chunk.count - offset) } catch { throw .cache(error) }
+                    guard let stored, !stored.isEmpty else { same = false; return }
+                    same = stored.elementsEqual(chunk[offset..<offset + stored.count])
+                    offset += stored.count
+                }
+            }
+            return same
+        }
     }
 
     func entry(forKey key: String) throws(PipelineError) -> Entry? {
@@ -72,7 +91,7 @@ final class ThumbnailStore: Sendable {
     /// `metadata` belongs to the stored fetch already, just adds the thumbnail.
     /// Returns the bytes written.
     @discardableResult
-    func save(key: String, metadata: CacheMetadata, original: Data, thumbnail: (size: Int, data: Data)?) throws(PipelineError) -> Int {
+    func save(key: String, metadata: CacheMetadata, original: FetchedOriginal, thumbnail: (size: Int, data: Data)?) throws(PipelineError) -> Int {
         writeLock.lock()
         defer { writeLock.unlock() }
         do {
@@ -83,16 +102,29 @@ final class ThumbnailStore: Sendable {
                 return try addVariantLocked(key: key, current: current.metadata, thumbnail: thumbnail)
             }
             var stored = metadata
+            // Every value is written, so a previous original's thumbnails become empty values.
             var values = [Data](repeating: Data(), count: ladder.valueCount)
-            values[Self.originalIndex] = original
             stored.variants = []
             if let thumbnail, let index = ladder.valueIndex(of: thumbnail.size) {
                 values[index] = thumbnail.data
                 stored.variants = [thumbnail.size]
             }
             values[Self.metadataIndex] = stored.encoded()
-            try cache.setData(values, forKey: key)
-            return values.reduce(0) { $0 + $1.count }
+            guard let editor = try cache.edit(key) else { throw DiskLruError.editInProgress(key: key) }
+            do {
+                for (index, value) in values.enumerated() where index != Self.originalIndex { try editor.set(value, at: index) }
+                // The original is streamed from its download file, never loaded whole.
+                let writer = try editor.writer(at: Self.originalIndex)
+                try original.forEachChunk { bytes throws(PipelineError) in
+                    do throws(DiskLruError) { try writer.write(bytes) } catch { throw .cache(error) }
+                }
+                try writer.close()
+                try editor.commit()
+            } catch {
+                editor.abortUnlessCommitted()
+                throw error
+            }
+            return values.reduce(original.byteCount) { $0 + $1.count }
         } catch let error as PipelineError {
             throw error
         } catch let error as DiskLruError {

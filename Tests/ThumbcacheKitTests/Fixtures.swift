@@ -38,6 +38,11 @@ final class PipelineHarness {
         try? FileManager.default.removeItem(at: directory)
     }
 
+    /// Download files in flight, or left behind (there should be none once a get returns).
+    var downloadFiles: [String] {
+        (try? FileManager.default.contentsOfDirectory(atPath: directory.appendingPathComponent("downloads").path)) ?? []
+    }
+
     /// Files of the DiskLru directory, lock and journal aside.
     var entryFiles: [String] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.appendingPathComponent("entries").path)) ?? []

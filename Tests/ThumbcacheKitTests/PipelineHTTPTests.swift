@@ -115,6 +115,50 @@ import Testing
         server.shutdown()
     }
 
+    @Test func downloadsStreamThroughAFileThatNeverOutlivesTheGet() async throws {
+        let big = Fixtures.jpeg + Data(repeating: 0, count: 300_000)  // trailing bytes after EOI: still one valid JPEG
+        server.route("/big.jpg") { _ in .trickle(body: big, chunk: 64 << 10, delay: .milliseconds(1)) }
+        server.route("/html.jpg") { _ in .respond(status: 200, headers: [], body: Data("<html>".utf8) + Data(count: 9000)) }
+        server.route("/cut.jpg") { _ in .cut(body: Fixtures.jpeg.prefix(3000), declaredLength: Fixtures.jpeg.count) }
+        server.route("/corrupt.jpg") { _ in Self.image([], body: Fixtures.jpeg.prefix(4000)) }
+        let harness = try PipelineHarness { $0.maxDownloadSize = 400_000 }
+        let source = try ImageSource(server.url("/big.jpg"))
+        let result = try await harness.pipeline.thumbnail(for: source, size: 64)
+        #expect(result.servedFrom == .network && result.bytesDownloaded == big.count)
+        #expect(harness.downloadFiles.isEmpty, "\(harness.downloadFiles)")
+        let stored = try Data(contentsOf: harness.directory.appendingPathComponent("entries/\(source.cacheKey).1"))
+        #expect(stored == big, "the original was streamed into the entry byte for byte")
+        for path in ["/html.jpg", "/cut.jpg", "/corrupt.jpg"] {
+            #expect(await Self.failure(harness.pipeline, server.url(path)) != nil, "\(path)")
+            #expect(harness.downloadFiles.isEmpty, "\(path): \(harness.downloadFiles)")
+        }
+        // A process killed mid-download leaves its file; the next one to hold the directory removes it.
+        await harness.pipeline.close()
+        let stray = harness.directory.appendingPathComponent("downloads/download-abc123")
+        try Data(count: 10).write(to: stray)
+        try await harness.reopen()
+        #expect(harness.downloadFiles.isEmpty)
+        #expect(try await harness.pipeline.thumbnail(for: source, size: 64).servedFrom == .disk)
+        await harness.close()
+        server.shutdown()
+    }
+
+    @Test func theSameBytesAgainKeepTheThumbnails() async throws {
+        server.route("/deaf.jpg") { _ in Self.image([("Cache-Control", "no-cache"), ("ETag", "\"d\"")]) }  // ignores If-None-Match
+        let harness = try PipelineHarness()
+        let source = try ImageSource(server.url("/deaf.jpg"))
+        _ = try await harness.pipeline.thumbnail(for: source, size: 64)
+        _ = try await harness.pipeline.thumbnail(for: source, size: 128)
+        try await harness.reopen()
+        let again = try await harness.pipeline.thumbnail(for: source, size: 128)
+        #expect(again.servedFrom == .network && !again.rendered, "a stored thumbnail of identical bytes is served")
+        #expect(try harness.pipeline.info(for: source)?.metadata.variants == [64, 128])
+        #expect(server.requestCount("/deaf.jpg") == 3)
+        #expect(harness.downloadFiles.isEmpty)
+        await harness.close()
+        server.shutdown()
+    }
+
     @Test(arguments: [("Cache-Control", "no-store"), ("Vary", "Accept, *")])
     func unstorableResponsesAreNeverStored(header: (String, String)) async throws {
         server.route("/private.jpg") { _ in Self.image([header, ("ETag", "\"x\""), ("Cache-Control", "max-age=600")]) }

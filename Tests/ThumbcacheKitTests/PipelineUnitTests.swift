@@ -216,3 +216,56 @@ actor AsyncGate {
         await harness.close()
     }
 }
+
+@Suite struct ThumbnailStoreTests {
+    @Test func storedOriginalsAreComparedByteForByte() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("store-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = try ThumbnailStore(directory: directory, maxSize: 10 << 20, ladder: .standard, lockTimeout: .seconds(1)) { _ in }
+        defer { try? store.cache.close() }
+        let bytes = Data((0..<700_000).map { UInt8(truncatingIfNeeded: $0 &* 31) })  // spans several read chunks
+        let metadata = CacheMetadata(url: "http://x/a.jpg", headers: [:], requestTime: Date(), responseTime: Date(),
+                                     original: .init(format: "jpeg", width: 1, height: 1, bytes: bytes.count))
+        try store.save(key: "k", metadata: metadata, original: FetchedOriginal(data: bytes), thumbnail: nil)
+        let entry = try #require(try store.entry(forKey: "k"))
+        defer { entry.snapshot.close() }
+        #expect(try entry.original() == bytes)
+
+        func downloaded(_ data: Data) throws -> FetchedOriginal {
+            let path = directory.appendingPathComponent("download-\(UUID().uuidString)").path
+            try data.write(to: URL(fileURLWithPath: path))
+            return FetchedOriginal(downloadedTo: path, byteCount: data.count)
+        }
+        var lastByteDiffers = bytes
+        lastByteDiffers[bytes.count - 1] ^= 1
+        for make in [{ FetchedOriginal(data: $0) }, { try downloaded($0) }] as [(Data) throws -> FetchedOriginal] {
+            #expect(try entry.hasOriginal(equalTo: make(bytes)))
+            #expect(try !entry.hasOriginal(equalTo: make(lastByteDiffers)))
+            #expect(try !entry.hasOriginal(equalTo: make(bytes.dropLast())))
+        }
+        let file = try downloaded(bytes)
+        guard case .file(let path) = file.image else { Issue.record("expected a file"); return }
+        withExtendedLifetime(file) { #expect(FileManager.default.fileExists(atPath: path)) }
+    }
+
+    @Test func aDownloadFileIsRemovedWithItsLastReference() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("dl-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var path = ""
+        do {
+            let download = try DownloadFile(in: directory)
+            path = download.path
+            try Data("\u{89}PNG\r\n\u{1A}\n and more".utf8).withUnsafeBytes { try download.append($0) }
+            #expect(download.byteCount == 18 && download.head.count == 16)
+            let original = try download.finish()
+            #expect(original.byteCount == 18 && FileManager.default.fileExists(atPath: path))
+        }
+        #expect(!FileManager.default.fileExists(atPath: path), "FetchedOriginal's deinit removed it")
+        do {
+            let abandoned = try DownloadFile(in: directory)
+            path = abandoned.path
+        }
+        #expect(!FileManager.default.fileExists(atPath: path), "an unfinished download removes itself")
+    }
+}

@@ -1,0 +1,52 @@
+import Foundation
+import ImageDecode
+
+/// An original just fetched and not yet stored: in memory (a local file, read whole), or in a download file
+/// under `<cache>/downloads`, which the decoder reads as it goes. The download file is deleted when the last
+/// reference goes, whether the original was stored, refused or superseded.
+final class FetchedOriginal: Sendable {
+    let image: EncodedImage
+    let byteCount: Int
+    private let temporaryPath: String?
+
+    init(data: Data) {
+        image = .data(data)
+        byteCount = data.count
+        temporaryPath = nil
+    }
+
+    /// Takes ownership of the file at `path`.
+    init(downloadedTo path: String, byteCount: Int) {
+        image = .file(path)
+        self.byteCount = byteCount
+        temporaryPath = path
+    }
+
+    deinit {
+        if let temporaryPath { unlink(temporaryPath) }
+    }
+
+    /// Hands the bytes to `consume` in order, a chunk at a time, so storing or comparing a large original
+    /// never needs it in memory whole.
+    func forEachChunk(_ consume: (UnsafeRawBufferPointer) throws(PipelineError) -> Void) throws(PipelineError) {
+        switch image {
+        case .data(let data):
+            try data.withUnsafeBytes { bytes in Result { () throws(PipelineError) in try consume(bytes) } }.get()
+        case .file(let path):
+            let fd = open(path, O_RDONLY | O_CLOEXEC)
+            guard fd >= 0 else { throw .cache(.io(operation: "open", path: path, errno: errno)) }
+            defer { close(fd) }
+            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 256 << 10, alignment: 16)
+            defer { buffer.deallocate() }
+            while true {
+                let n = read(fd, buffer.baseAddress, buffer.count)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    throw .cache(.io(operation: "read", path: path, errno: errno))
+                }
+                if n == 0 { return }
+                try consume(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
+            }
+        }
+    }
+}
