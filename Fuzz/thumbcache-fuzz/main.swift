@@ -36,6 +36,16 @@ func mutate(_ seed: [UInt8], _ rng: inout SplitMix64) -> [UInt8] {
 }
 
 /// Unbuffered, so progress is visible in a log while the run is going.
+extension Result where Failure == ImageDecodeError {
+    /// "ok", or the error's case name (Mirror labels cases with payloads; others print as themselves).
+    var kind: String {
+        switch self {
+        case .success: "ok"
+        case .failure(let error): Mirror(reflecting: error).children.first?.label ?? "\(error)"
+        }
+    }
+}
+
 func report(_ line: String) { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
 
 var seed: UInt64 = 1
@@ -86,19 +96,20 @@ while true {
     let fromMemory = Result { () throws(ImageDecodeError) in try thumbnailer.makeThumbnail(from: Data(input), request).data }
     FileManager.default.createFile(atPath: scratch, contents: Data(input))
     let fromFile = Result { () throws(ImageDecodeError) in try thumbnailer.makeThumbnail(from: .file(scratch), request).data }
-    if fromMemory != fromFile {
+    // On damaged data libjpeg's first complaint can depend on where its input buffer ends (its fast Huffman
+    // path stops short of a buffer's end), so failures are compared by kind; thumbnails must be identical.
+    let agree = switch (fromMemory, fromFile) {
+    case (.success(let a), .success(let b)): a == b
+    case (.failure, .failure): fromMemory.kind == fromFile.kind
+    default: false
+    }
+    if !agree {
         report("fuzz: memory and file decodes differ at iteration \(iteration): \(fromMemory) vs \(fromFile)")
         exit(1)
     }
-    do {
-        // A successful thumbnail must itself decode.
-        _ = try ImageDecoder.decode(try fromMemory.get())
-        outcomes["ok", default: 0] += 1
-    } catch {
-        // The enum case name (Mirror labels cases with payloads; others print as themselves).
-        let kind = Mirror(reflecting: error).children.first?.label ?? "\(error)"
-        outcomes[kind, default: 0] += 1
-    }
+    // A successful thumbnail must itself decode.
+    let checked = fromMemory.flatMap { thumbnail in Result { () throws(ImageDecodeError) in try ImageDecoder.decode(thumbnail) } }
+    outcomes[checked.kind, default: 0] += 1
     if Date().timeIntervalSince(begin) > 5 { report("fuzz: slow input at iteration \(iteration)") }
     iteration += 1
     if replay != nil { break }

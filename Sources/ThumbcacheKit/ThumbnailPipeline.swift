@@ -64,7 +64,8 @@ public final class ThumbnailPipeline: Sendable {
             directory: configuration.cacheDirectory.appendingPathComponent("entries"), maxSize: configuration.maxDiskSize,
             ladder: configuration.ladder, lockTimeout: configuration.lockTimeout, onLockWait: onLockWait)
         // We hold the directory lock now, so files left in downloads/ belong to a process that died mid-fetch.
-        try? FileManager.default.removeItem(at: downloads)
+        // Usually it is empty: rmdir and mkdir, two system calls on every open, a disk hit's included.
+        if rmdir(downloads.path) != 0 && (errno == ENOTEMPTY || errno == EEXIST) { try? FileManager.default.removeItem(at: downloads) }
         guard mkdir(downloads.path, 0o755) == 0 || errno == EEXIST else {
             throw .cache(.io(operation: "mkdir", path: downloads.path, errno: errno))
         }

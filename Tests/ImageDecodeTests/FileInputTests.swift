@@ -10,6 +10,15 @@ import Testing
         Result { () throws(ImageDecodeError) in try Thumbnailer().makeThumbnail(from: input, ThumbnailRequest(size: size)).data }
     }
 
+    /// Thumbnails byte-identical, errors equal, except that two `.corrupt` may name different damage: on
+    /// damaged data libjpeg's first complaint can depend on where its input buffer ends (the fuzzer found one).
+    static func agree(_ a: Result<Data, ImageDecodeError>, _ b: Result<Data, ImageDecodeError>) -> Bool {
+        switch (a, b) {
+        case (.failure(.corrupt), .failure(.corrupt)): true
+        default: a == b
+        }
+    }
+
     static func fixturePaths() throws -> [String] {
         let root = Fixtures.directory.path
         let pngs = try Fixtures.pngSuiteNames().map { "\(root)/pngsuite/\($0)" }
@@ -27,7 +36,7 @@ import Testing
         for path in paths {
             let fromFile = Self.outcome(.file(path))
             let fromMemory = Self.outcome(.data(try Data(contentsOf: URL(fileURLWithPath: path))))
-            #expect(fromFile == fromMemory, "\(path)")
+            #expect(Self.agree(fromFile, fromMemory), "\(path): \(fromFile) vs \(fromMemory)")
             if case .failure = fromFile { failures += 1 }
             #expect((try? ImageDecoder.probe(.file(path))) == (try? ImageDecoder.probe(.data(Data(contentsOf: URL(fileURLWithPath: path))))))
         }
@@ -42,7 +51,7 @@ import Testing
         for length in [whole.count / 2, whole.count - 20] {
             try whole.prefix(length).write(to: URL(fileURLWithPath: path))
             let fromFile = Self.outcome(.file(path))
-            #expect(fromFile == Self.outcome(.data(whole.prefix(length))), "\(name) cut to \(length)")
+            #expect(Self.agree(fromFile, Self.outcome(.data(whole.prefix(length)))), "\(name) cut to \(length)")
             guard case .failure = fromFile else { Issue.record("\(name) cut to \(length) decoded"); continue }
         }
     }
@@ -72,7 +81,8 @@ struct CorpusFileInputTests {
         for name in names {
             let path = corpus.appendingPathComponent(name).path
             let fromFile = FileInputTests.outcome(.file(path), size: 128)
-            #expect(fromFile == FileInputTests.outcome(.data(try Data(contentsOf: URL(fileURLWithPath: path))), size: 128), "\(name)")
+            let fromMemory = FileInputTests.outcome(.data(try Data(contentsOf: URL(fileURLWithPath: path))), size: 128)
+            #expect(FileInputTests.agree(fromFile, fromMemory), "\(name): \(fromFile) vs \(fromMemory)")
         }
     }
 }
