@@ -35,7 +35,7 @@ let package = Package(
         .systemLibrary(name: "CLCMS2", pkgConfig: "lcms2", providers: [.apt(["liblcms2-dev"]), .brew(["little-cms2"])]),
         .target(name: "CImageSupport", dependencies: ["CPNG", "CJPEG", "CLCMS2"]),
         .target(name: "ImageDecode", dependencies: ["CImageSupport"]),
-        .testTarget(name: "ImageDecodeTests", dependencies: ["ImageDecode"], exclude: ["Fixtures"]),
+        .testTarget(name: "ImageDecodeTests", dependencies: ["ImageDecode", "SeededRandom"], exclude: ["Fixtures"]),
         // The caching pipeline: fetch (HTTP cache semantics) → decode → resize → encode → store.
         .target(name: "ThumbcacheKit", dependencies: [
             "DiskLru", "ImageDecode",

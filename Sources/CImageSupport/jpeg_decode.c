@@ -19,10 +19,55 @@ struct tc_jpeg_decoder {
     int created;
     tc_status failure;
     char message[TC_MESSAGE_CAPACITY];
+    // One source manager for memory and files, handing libjpeg the same 4 KiB chunks either way (see fill).
+    struct jpeg_source_mgr source;
     const uint8_t *data;
-    size_t size;
+    size_t size, offset;
     FILE *file;  // when set, the source instead of data/size
+    JOCTET chunk[4096];
 };
+
+// libjpeg-turbo's fast Huffman path runs only while a whole MCU's worth of bytes is buffered, and it
+// decodes a bad code as 0 without the warning its slow path gives. How much is buffered therefore
+// decides whether damage is noticed, so memory and files are fed identically: the same chunk size,
+// the same fake EOI (with the "premature end" warning) at the end, as libjpeg's own stdio source does.
+static const JOCTET fake_eoi[2] = {0xFF, JPEG_EOI};
+
+static void source_init(j_decompress_ptr cinfo) { (void)cinfo; }
+
+static boolean source_fill(j_decompress_ptr cinfo) {
+    tc_jpeg_decoder *decoder = (tc_jpeg_decoder *)cinfo->client_data;
+    size_t count;
+    if (decoder->file) {
+        count = fread(decoder->chunk, 1, sizeof decoder->chunk, decoder->file);
+        decoder->source.next_input_byte = decoder->chunk;
+    } else {
+        count = decoder->size - decoder->offset;
+        if (count > sizeof decoder->chunk) count = sizeof decoder->chunk;
+        decoder->source.next_input_byte = decoder->data + decoder->offset;
+        decoder->offset += count;
+    }
+    if (count == 0) {
+        WARNMS(cinfo, JWRN_JPEG_EOF);
+        decoder->source.next_input_byte = fake_eoi;
+        count = sizeof fake_eoi;
+    }
+    decoder->source.bytes_in_buffer = count;
+    return TRUE;
+}
+
+static void source_skip(j_decompress_ptr cinfo, long count) {
+    struct jpeg_source_mgr *source = cinfo->src;
+    if (count <= 0) return;
+    while (count > (long)source->bytes_in_buffer) {
+        count -= (long)source->bytes_in_buffer;
+        (void)source->fill_input_buffer(cinfo);
+    }
+    source->next_input_byte += count;
+    source->bytes_in_buffer -= (size_t)count;
+}
+
+static void source_term(j_decompress_ptr cinfo) { (void)cinfo; }
 
 static tc_status classify(int code) {
     switch (code) {
@@ -102,10 +147,14 @@ const char *tc_jpeg_message(const tc_jpeg_decoder *decoder) { return decoder->me
 tc_status tc_jpeg_read_header(tc_jpeg_decoder *decoder, tc_jpeg_header *header) {
     j_decompress_ptr cinfo = &decoder->cinfo;
     if (setjmp(decoder->jump)) return decoder->failure;
-    // libjpeg's stdio source ends a short file the way its memory source does (a warning and a fake
-    // EOI), so truncation is reported the same for both.
-    if (decoder->file) jpeg_stdio_src(cinfo, decoder->file);
-    else jpeg_mem_src(cinfo, decoder->data, (unsigned long)decoder->size);
+    decoder->source.init_source = source_init;
+    decoder->source.fill_input_buffer = source_fill;
+    decoder->source.skip_input_data = source_skip;
+    decoder->source.resync_to_restart = jpeg_resync_to_restart;
+    decoder->source.term_source = source_term;
+    decoder->source.bytes_in_buffer = 0;
+    decoder->source.next_input_byte = NULL;
+    cinfo->src = &decoder->source;
     jpeg_save_markers(cinfo, JPEG_APP0 + 1, 0xFFFF);
     jpeg_save_markers(cinfo, JPEG_APP0 + 2, 0xFFFF);
     jpeg_read_header(cinfo, TRUE);
