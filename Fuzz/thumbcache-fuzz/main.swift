@@ -37,11 +37,19 @@ func mutate(_ seed: [UInt8], _ rng: inout SplitMix64) -> [UInt8] {
 
 /// Unbuffered, so progress is visible in a log while the run is going.
 extension Result where Failure == ImageDecodeError {
-    /// "ok", or the error's case name (Mirror labels cases with payloads; others print as themselves).
+    /// "ok", or the error's case name, for the outcome counts.
     var kind: String {
-        switch self {
-        case .success: "ok"
-        case .failure(let error): Mirror(reflecting: error).children.first?.label ?? "\(error)"
+        guard case .failure(let error) = self else { return "ok" }
+        return switch error {
+        case .unrecognizedFormat: "unrecognized"
+        case .unsupported: "unsupported"
+        case .corrupt: "corrupt"
+        case .truncated: "truncated"
+        case .tooLarge: "tooLarge"
+        case .outOfMemory: "outOfMemory"
+        case .encodeFailed: "encodeFailed"
+        case .invalidRequest: "invalidRequest"
+        case .unreadable: "unreadable"
         }
     }
 }
