@@ -12,7 +12,7 @@ corpus=../shared/corpus
 [ -d "$corpus" ] || { echo "../shared/corpus is absent: this benchmark needs its photos" >&2; exit 2; }
 for tool in vipsthumbnail curl; do command -v $tool >/dev/null || { echo "needs: apt-get install -y libvips-tools curl nginx" >&2; exit 2; }; done
 swift build -c release --product thumbcache >/dev/null
-bin=$PWD/.build/release/thumbcache
+bin=${THUMBCACHE_BIN:-$PWD/.build/release/thumbcache}  # THUMBCACHE_BIN: compare another build
 work=$(mktemp -d); chmod 755 "$work"; port=$((20000 + RANDOM % 20000))
 trap 'scripts/serve-nginx.sh stop "$work/nginx"; rm -rf "$work"' EXIT
 mkdir -p "$work/www" "$work/vips"
