@@ -42,6 +42,13 @@ public final class DiskLruSnapshot: @unchecked Sendable {
         return DiskLruValueReader(snapshot: self, index: index)
     }
 
+    /// Runs `body` with the open descriptor of value `index`, for reading the value in place (pread, or a new
+    /// open of `/proc/self/fd/<fd>` on Linux, which reaches the same file even after a commit replaced it).
+    /// The descriptor is the snapshot's: valid only inside `body`, and not to be closed or read with `read(2)`.
+    public func withFileDescriptor<T>(at index: Int, _ body: (Int32) -> T) throws(DiskLruError) -> T {
+        try withDescriptor(index) { fd in body(fd) }
+    }
+
     /// An editor for this entry, or nil if it changed (committed, removed, evicted) since the snapshot.
     public func edit() throws(DiskLruError) -> DiskLruEditor? {
         try cache.edit(key, expectedSequenceNumber: sequenceNumber, requireExisting: false)

@@ -257,12 +257,18 @@ public final class ThumbnailPipeline: Sendable {
                                    bytesDownloaded: downloadedBytes, rendered: false, staleBecause: origin.staleBecause)
         }
         // Off-ladder sizes start from the nearest larger stored thumbnail when there is one: a smaller decode.
-        var input: EncodedImage
-        if let downloaded = origin.downloaded { input = downloaded.image } else { input = .data(try origin.entry!.original()) }
+        let input: EncodedImage
+        var storedOriginal: StoredOriginal?  // owns the descriptor behind `input`
         if store.ladder.valueIndex(of: size) == nil, let entry = origin.entry,
            let rung = store.ladder.rungs(atLeast: size).first(where: entry.metadata.variants.contains),
            let variant = try store.variant(rung, of: entry) {
             input = .data(variant)
+        } else if let downloaded = origin.downloaded {
+            input = downloaded.image
+        } else {
+            // Decoded in place from the entry's file: a large original is never loaded whole.
+            storedOriginal = try origin.entry!.openOriginal()
+            input = storedOriginal!.image
         }
         let thumbnail: Thumbnail
         do {
@@ -271,6 +277,7 @@ public final class ThumbnailPipeline: Sendable {
         } catch {
             throw .image(url: source.normalized, error)
         }
+        withExtendedLifetime(storedOriginal) {}
         var stored = 0
         if origin.storable {
             // Ladder sizes in the default format are kept on disk; anything else lives in memory only.

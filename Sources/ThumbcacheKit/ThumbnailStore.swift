@@ -43,6 +43,11 @@ final class ThumbnailStore: Sendable {
             do { return try snapshot.data(at: ThumbnailStore.originalIndex) } catch { throw .cache(error) }
         }
 
+        /// The original, opened for decoding in place rather than read into memory.
+        func openOriginal() throws(PipelineError) -> StoredOriginal {
+            try StoredOriginal(snapshot, index: ThumbnailStore.originalIndex)
+        }
+
         /// Whether the stored original has exactly these bytes, compared a chunk at a time.
         func hasOriginal(equalTo fetched: FetchedOriginal) throws(PipelineError) -> Bool {
             guard snapshot.length(at: ThumbnailStore.originalIndex) == Int64(fetched.byteCount) else { return false }

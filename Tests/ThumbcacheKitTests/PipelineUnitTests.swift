@@ -269,3 +269,27 @@ actor AsyncGate {
         #expect(!FileManager.default.fileExists(atPath: path), "an unfinished download removes itself")
     }
 }
+
+@Suite struct StoredOriginalTests {
+    @Test func anOpenedOriginalKeepsItsBytesWhenTheEntryIsReplacedOrRemoved() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("stored-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = try ThumbnailStore(directory: directory, maxSize: 10 << 20, ladder: .standard, lockTimeout: .seconds(1)) { _ in }
+        defer { try? store.cache.close() }
+        func save(_ data: Data, at time: Date) throws {
+            let metadata = CacheMetadata(url: "http://x/a.jpg", headers: [:], requestTime: time, responseTime: time,
+                                         original: .init(format: "jpeg", width: 227, height: 149, bytes: data.count))
+            try store.save(key: "k", metadata: metadata, original: FetchedOriginal(data: data), thumbnail: nil)
+        }
+        try save(Fixtures.jpeg, at: Date(timeIntervalSince1970: 1000))
+        let entry = try #require(try store.entry(forKey: "k"))
+        let original = try entry.openOriginal()
+        entry.snapshot.close()
+        try save(Fixtures.otherJpeg, at: Date(timeIntervalSince1970: 2000))  // renames a new file over key.1
+        guard case .file(let path) = original.image else { Issue.record("expected a file on Linux"); return }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == Fixtures.jpeg)
+        _ = try store.cache.remove("k")
+        let thumbnail = try Thumbnailer().makeThumbnail(from: original.image, ThumbnailRequest(size: 64))
+        #expect(thumbnail.data == (try Thumbnailer().makeThumbnail(from: Fixtures.jpeg, ThumbnailRequest(size: 64))).data)
+    }
+}
