@@ -218,15 +218,25 @@ actor AsyncGate {
 }
 
 @Suite struct ThumbnailStoreTests {
-    @Test func storedOriginalsAreComparedByteForByte() throws {
+    /// A store in a fresh temporary directory, closed and deleted after `body`.
+    static func withStore(_ body: (ThumbnailStore, URL) throws -> Void) throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("store-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         let store = try ThumbnailStore(directory: directory, maxSize: 10 << 20, ladder: .standard, lockTimeout: .seconds(1)) { _ in }
         defer { try? store.cache.close() }
+        try body(store, directory)
+    }
+
+    /// Stores `data` as the original of key "k", fetched at `time`.
+    static func save(_ data: Data, in store: ThumbnailStore, at time: Date = Date()) throws {
+        let metadata = CacheMetadata(url: "http://x/a.jpg", headers: [:], requestTime: time, responseTime: time,
+                                     original: .init(format: "jpeg", width: 1, height: 1, bytes: data.count))
+        try store.save(key: "k", metadata: metadata, original: FetchedOriginal(data: data), thumbnail: nil)
+    }
+
+    @Test func storedOriginalsAreComparedByteForByte() throws { try Self.withStore { store, directory in
         let bytes = Data((0..<700_000).map { UInt8(truncatingIfNeeded: $0 &* 31) })  // spans several read chunks
-        let metadata = CacheMetadata(url: "http://x/a.jpg", headers: [:], requestTime: Date(), responseTime: Date(),
-                                     original: .init(format: "jpeg", width: 1, height: 1, bytes: bytes.count))
-        try store.save(key: "k", metadata: metadata, original: FetchedOriginal(data: bytes), thumbnail: nil)
+        try Self.save(bytes, in: store)
         let entry = try #require(try store.entry(forKey: "k"))
         defer { entry.snapshot.close() }
         #expect(try entry.original() == bytes)
@@ -246,7 +256,7 @@ actor AsyncGate {
         let file = try downloaded(bytes)
         guard case .file(let path) = file.image else { Issue.record("expected a file"); return }
         withExtendedLifetime(file) { #expect(FileManager.default.fileExists(atPath: path)) }
-    }
+    } }
 
     @Test func aDownloadFileIsRemovedWithItsLastReference() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("dl-\(UUID().uuidString)")
@@ -268,28 +278,17 @@ actor AsyncGate {
         }
         #expect(!FileManager.default.fileExists(atPath: path), "an unfinished download removes itself")
     }
-}
 
-@Suite struct StoredOriginalTests {
-    @Test func anOpenedOriginalKeepsItsBytesWhenTheEntryIsReplacedOrRemoved() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("stored-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let store = try ThumbnailStore(directory: directory, maxSize: 10 << 20, ladder: .standard, lockTimeout: .seconds(1)) { _ in }
-        defer { try? store.cache.close() }
-        func save(_ data: Data, at time: Date) throws {
-            let metadata = CacheMetadata(url: "http://x/a.jpg", headers: [:], requestTime: time, responseTime: time,
-                                         original: .init(format: "jpeg", width: 227, height: 149, bytes: data.count))
-            try store.save(key: "k", metadata: metadata, original: FetchedOriginal(data: data), thumbnail: nil)
-        }
-        try save(Fixtures.jpeg, at: Date(timeIntervalSince1970: 1000))
+    @Test func anOpenedOriginalKeepsItsBytesWhenTheEntryIsReplacedOrRemoved() throws { try Self.withStore { store, _ in
+        try Self.save(Fixtures.jpeg, in: store, at: Date(timeIntervalSince1970: 1000))
         let entry = try #require(try store.entry(forKey: "k"))
         let original = try entry.openOriginal()
         entry.snapshot.close()
-        try save(Fixtures.otherJpeg, at: Date(timeIntervalSince1970: 2000))  // renames a new file over key.1
+        try Self.save(Fixtures.otherJpeg, in: store, at: Date(timeIntervalSince1970: 2000))  // renames a new file over key.1
         guard case .file(let path) = original.image else { Issue.record("expected a file on Linux"); return }
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == Fixtures.jpeg)
         _ = try store.cache.remove("k")
         let thumbnail = try Thumbnailer().makeThumbnail(from: original.image, ThumbnailRequest(size: 64))
         #expect(thumbnail.data == (try Thumbnailer().makeThumbnail(from: Fixtures.jpeg, ThumbnailRequest(size: 64))).data)
-    }
+    } }
 }
