@@ -15,7 +15,8 @@ struct GetCommand: AsyncParsableCommand {
 
             Exit codes: 0 success; 3 network error (timeout, refused, cut connection, too many redirects); \
             4 HTTP status not 2xx; 5 not an image, corrupt, unsupported or unreadable input; 6 over a limit \
-            (download size, pixel budget); 7 --offline and not cached; 8 cache directory error; 64 usage.
+            (download size, pixel budget); 7 --offline and not cached; 8 cache directory error; 64 usage (or a bad \
+            --ca-file). With --stale-if-error, a stale copy served for a failing origin exits 0 with a warning.
             """
     )
 
