@@ -87,7 +87,7 @@ guard !seeds.isEmpty else { fatalError("no seed files (.png/.jpg) found in \(dir
 report("fuzz: \(seeds.count) seed files, seed \(seed), \(seconds) s")
 
 let thumbnailer = Thumbnailer()
-// Every input is also decoded from a file (libjpeg's and libpng's stdio sources): the outcome must match.
+// Every input is also decoded from a file (`EncodedImage.file`): the outcome must match.
 let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("thumbcache-fuzz-\(getpid()).img").path
 defer { unlink(scratch) }
 var outcomes: [String: Int] = [:]

@@ -1,7 +1,8 @@
 import Foundation
 
-/// An encoded JPEG or PNG: bytes in memory, or a file the decoder reads as it goes (libjpeg's and libpng's
-/// stdio sources), so a large original never has to be in memory whole.
+/// An encoded JPEG or PNG: bytes in memory, or a file the decoder reads in chunks as it goes, so a large
+/// original never has to be in memory whole. Both reach libjpeg and libpng in the same chunks, so the same
+/// bytes give the same outcome either way.
 public enum EncodedImage: Sendable {
     case data(Data)
     /// A path; the file is opened for each probe or decode and must not change meanwhile.

@@ -3,7 +3,7 @@ import SeededRandom
 import Testing
 @testable import ImageDecode
 
-/// `EncodedImage.file` reads through libjpeg's and libpng's stdio sources: every outcome, thumbnail bytes or
+/// `EncodedImage.file` is read in chunks as it decodes, through the same glue as memory: every outcome, thumbnail bytes or
 /// error, must be the one the same bytes give from memory.
 @Suite struct FileInputTests {
     /// The thumbnail bytes, or the error, that `input` gives.
