@@ -3,7 +3,6 @@ import CImageSupport
 /// A LittleCMS transform from an embedded profile to sRGB, owned by one decode (not shared across threads).
 final class ColorTransform {
     private let handle: OpaquePointer
-    let layout: tc_pixel_layout
 
     /// Nil when LittleCMS refuses the profile; the caller then keeps the stored values.
     init?(profile: ColorProfile, layout: tc_pixel_layout) {
@@ -12,7 +11,6 @@ final class ColorTransform {
             tc_icc_create($0.baseAddress, $0.count, layout, &message)
         }) else { return nil }
         self.handle = handle
-        self.layout = layout
     }
 
     deinit { tc_icc_destroy(handle) }
@@ -27,7 +25,7 @@ final class ColorTransform {
         let count = image.width * image.height
         image.pixels.withUnsafeMutableBufferPointer { pixels in
             guard let base = pixels.baseAddress else { return }
-            tc_icc_apply(handle, base, base, count)
+            convert(base, into: base, count: count)
         }
     }
 }

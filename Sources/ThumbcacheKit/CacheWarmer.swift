@@ -112,7 +112,7 @@ public struct WarmReport: Sendable, Codable {
     public var done: Int { fetched + fresh + revalidated + failed.count }
 
     public var seconds: Double {
-        Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        elapsed / .seconds(1)
     }
 
     /// URLs per second so far.

@@ -57,9 +57,7 @@ public final class ThumbnailPipeline: Sendable {
         statsURL = configuration.cacheDirectory.appendingPathComponent("stats.json")
         downloads = configuration.cacheDirectory.appendingPathComponent("downloads")
         trustRoots = try Self.loadTrustRoots(configuration.trustedCAFiles)
-        staleIfError = StaleIfError(clientAllowance: configuration.staleIfError.map { duration in
-            Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-        })
+        staleIfError = StaleIfError(clientAllowance: configuration.staleIfError.map { $0 / .seconds(1) })
         store = try ThumbnailStore(
             directory: configuration.cacheDirectory.appendingPathComponent("entries"), maxSize: configuration.maxDiskSize,
             ladder: configuration.ladder, lockTimeout: configuration.lockTimeout, onLockWait: onLockWait)
