@@ -27,11 +27,11 @@ final class FetchedOriginal: Sendable {
     }
 
     /// Hands the bytes to `consume` in order, a chunk at a time, so storing or comparing a large original
-    /// never needs it in memory whole.
-    func forEachChunk(_ consume: (UnsafeRawBufferPointer) throws(PipelineError) -> Void) throws(PipelineError) {
+    /// never needs it in memory whole. `consume` returns false to stop early.
+    func forEachChunk(_ consume: (UnsafeRawBufferPointer) throws(PipelineError) -> Bool) throws(PipelineError) {
         switch image {
         case .data(let data):
-            try data.withUnsafeBytes { bytes in Result { () throws(PipelineError) in try consume(bytes) } }.get()
+            _ = try data.withUnsafeBytes { bytes in Result { () throws(PipelineError) in try consume(bytes) } }.get()
         case .file(let path):
             let fd = open(path, O_RDONLY | O_CLOEXEC)
             guard fd >= 0 else { throw .cache(.io(operation: "open", path: path, errno: errno)) }
@@ -45,7 +45,7 @@ final class FetchedOriginal: Sendable {
                     throw .cache(.io(operation: "read", path: path, errno: errno))
                 }
                 if n == 0 { return }
-                try consume(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
+                guard try consume(UnsafeRawBufferPointer(rebasing: buffer[0..<n])) else { return }
             }
         }
     }

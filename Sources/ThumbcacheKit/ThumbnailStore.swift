@@ -56,13 +56,16 @@ final class ThumbnailStore: Sendable {
             var same = true
             try fetched.forEachChunk { chunk throws(PipelineError) in
                 var offset = 0
-                while same, offset < chunk.count {
+                while offset < chunk.count {
                     let stored: Data?
                     do throws(DiskLruError) { stored = try reader.read(upToCount: chunk.count - offset) } catch { throw .cache(error) }
-                    guard let stored, !stored.isEmpty else { same = false; return }
-                    same = stored.elementsEqual(chunk[offset..<offset + stored.count])
+                    guard let stored, !stored.isEmpty, stored.elementsEqual(chunk[offset..<offset + stored.count]) else {
+                        same = false
+                        return false  // no need to read the rest of either copy
+                    }
                     offset += stored.count
                 }
+                return true
             }
             return same
         }
@@ -122,6 +125,7 @@ final class ThumbnailStore: Sendable {
                 let writer = try editor.writer(at: Self.originalIndex)
                 try original.forEachChunk { bytes throws(PipelineError) in
                     do throws(DiskLruError) { try writer.write(bytes) } catch { throw .cache(error) }
+                    return true
                 }
                 try writer.close()
                 try editor.commit()
