@@ -20,9 +20,19 @@ struct CorpusTests {
         }
     }
 
+    /// Corpus folders of formats this build does not read yet (issue 12 adds their decoders). Their rows are
+    /// counted, not skipped silently: the count below fails when the manifest changes under us.
+    static let pendingFormats: Set<String> = ["webp", "gif", "avif"]
+
+    static func isPending(_ row: Row) -> Bool {
+        pendingFormats.contains(String(row.file.prefix { $0 != "/" }))
+    }
+
     @Test func everyManifestOutcomeIsMet() throws {
-        let rows = try Self.manifest()
+        let all = try Self.manifest()
+        let rows = all.filter { !Self.isPending($0) }
         #expect(rows.count == 248)
+        #expect(all.count - rows.count == 100, "WebP, GIF and AVIF rows awaiting their decoders")
         let thumbnailer = Thumbnailer()
         for row in rows {
             let data = try Data(contentsOf: Fixtures.corpus!.appendingPathComponent(row.file))
