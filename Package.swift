@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .library(name: "DiskLru", targets: ["DiskLru"]),
         .executable(name: "disklru-bench", targets: ["disklru-bench"]),
+        .executable(name: "disklru", targets: ["disklru-inspect"]),
         .library(name: "ImageDecode", targets: ["ImageDecode"]),
         .library(name: "ThumbcacheKit", targets: ["ThumbcacheKit"]),
         .executable(name: "thumbcache", targets: ["thumbcache"]),
@@ -26,6 +27,11 @@ let package = Package(
         // Child process for the crash (kill -9) and disk-full tests.
         .executableTarget(name: "disklru-torture", dependencies: ["DiskLru"]),
         .testTarget(name: "DiskLruTests", dependencies: ["DiskLru", "disklru-torture", "SeededRandom"]),
+        // `disklru list|verify|stats DIR`: inspects any DiskLruCache directory read-only (README, DiskLru section).
+        .executableTarget(name: "disklru-inspect", dependencies: [
+            "DiskLru", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+        .testTarget(name: "DiskLruInspectTests", dependencies: ["DiskLru", "disklru-inspect"], exclude: ["Fixtures"]),
         // The seeded generator shared by the fuzzers, the journal fuzz tests and the conformance cross runs.
         .target(name: "SeededRandom"),
 

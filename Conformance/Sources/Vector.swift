@@ -47,8 +47,37 @@ struct Vector: Sendable {
             steps = try f.steps("steps", params: params)
             skip = try f.options(named: "skip")
             try f.rejectUnused()
+            try Vector.checkSkips(steps: steps, skip: skip)
         } catch {
             throw invalid(error.message)
+        }
+    }
+
+    /// Operations an implementation's API lacks (its driver answers `error unsupported`). A vector using one must
+    /// skip that implementation, or the rest of its checks would silently never run there.
+    static let missingOperations: [String: Set<String>] = [
+        "jw": ["evictAll", "iterate", "snapshots"],
+        "jw202": ["evictAll", "iterate", "snapshots"],
+    ]
+
+    private static func checkSkips(steps: [Step], skip: [String: String]) throws(StepFields.Failure) {
+        func used(_ steps: [Step]) -> Set<String> {
+            steps.reduce(into: []) { names, step in
+                switch step.operation {
+                case .repeatSteps(_, let inner): names.formUnion(used(inner))
+                case .simple(let command): names.insert(command)
+                case .iterate: names.insert("iterate")
+                case .snapshots: names.insert("snapshots")
+                default: break
+                }
+            }
+        }
+        let operations = used(steps)
+        for (implementation, missing) in missingOperations.sorted(by: { $0.key < $1.key }) where skip[implementation] == nil {
+            if let op = operations.intersection(missing).sorted().first {
+                throw StepFields.Failure("uses \(op), which \(implementation) does not have: add \"skip\": {\"\(implementation)\": ...}"
+                    + " (move such checks into their own vector so \(implementation) still runs the rest)")
+            }
         }
     }
 
