@@ -112,4 +112,28 @@ import Glibc
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory) == ["report.json"])
         cleanUp()
     }
+
+    @Test func theWarmReportListsEveryFailureAndStreamsThem() throws {
+        let path = "\(directory)/report.json"
+        let file = try WarmReportFile(path: path)
+        var report = WarmReport(total: 30_000)
+        for i in 0..<30_000 {
+            if let failure = report.record("http://127.0.0.1:1/\(i)\"\\", .failed("reason \(i)")) { file.record(failure) }
+        }
+        #expect(report.failedCount == 30_000 && report.failureSample.count == WarmReport.failureSampleSize)
+        // Streamed: most of it is on disk before the end (in the temporary beside the report).
+        let written = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasPrefix("report.json.tmp-") }
+            .map { (try? FileManager.default.attributesOfItem(atPath: "\(directory)/\($0)")[.size] as? Int) ?? 0 }
+        #expect(written.count == 1 && (written.first ?? 0) > 1_000_000, "\(written)")
+        try file.finish(report)
+        let json = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any]
+        let failed = json?["failed"] as? [[String: String]] ?? []
+        #expect(failed.count == 30_000 && json?["failedCount"] as? Int == 30_000 && json?["total"] as? Int == 30_000)
+        #expect(failed.last == ["url": "http://127.0.0.1:1/29999\"\\", "reason": "reason 29999"])
+        let empty = try WarmReportFile(path: "\(directory)/empty.json")
+        try empty.finish(WarmReport(total: 0))
+        let none = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: "\(directory)/empty.json"))) as? [String: Any]
+        #expect((none?["failed"] as? [Any])?.isEmpty == true && none?["total"] as? Int == 0)
+        cleanUp()
+    }
 }
