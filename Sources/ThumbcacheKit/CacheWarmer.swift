@@ -15,23 +15,34 @@ public struct CacheWarmer: Sendable {
         self.concurrency = max(1, concurrency)
     }
 
-    /// Reads a URL list: one per line; blank lines and `#` comments are skipped; repeats are dropped
-    /// (keeping the first), so a duplicated URL is fetched once.
+    /// Reads a URL list: one per line (LF or CRLF); blank lines and `#` comments are skipped; a UTF-8
+    /// byte-order mark (as Windows editors write) is not part of the first URL; repeats are dropped (keeping
+    /// the first), so a duplicated URL is fetched once.
     public static func parseList(_ text: String) -> [String] {
         var seen = Set<String>()
         var urls: [String] = []
-        for line in text.split(whereSeparator: \.isNewline) {
+        func add(_ line: Substring) {
             let url = line.trimmingCharacters(in: .whitespaces)
-            guard !url.isEmpty, !url.hasPrefix("#"), seen.insert(url).inserted else { continue }
+            guard !url.isEmpty, !url.hasPrefix("#"), seen.insert(url).inserted else { return }
             urls.append(url)
         }
+        // The bytes are scanned for LF and CR: no second copy of the list (as `split` makes), no grapheme breaking.
+        let bytes = text.utf8
+        var start = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? bytes.index(bytes.startIndex, offsetBy: 3) : bytes.startIndex
+        for index in bytes[start...].indices where bytes[index] == 0x0A || bytes[index] == 0x0D {
+            add(text[start..<index])
+            start = bytes.index(after: index)
+        }
+        add(text[start...])
         return urls
     }
 
-    /// Warms every URL; `onProgress` is called after each one. Cancelling the calling task stops the run:
-    /// no new URL is started, in-flight ones are abandoned (nothing half-written is kept), and the report
-    /// says how far it got.
-    public func run(_ urls: [String], onProgress: @escaping @Sendable (WarmReport) -> Void = { _ in }) async -> WarmReport {
+    /// Warms every URL; `onProgress` is called after each one, `onFailure` with each failure as it happens
+    /// (the report keeps only a sample, so memory does not grow with the failures). Cancelling the calling
+    /// task stops the run: no new URL is started, in-flight ones are abandoned (nothing half-written is
+    /// kept), and the report says how far it got.
+    public func run(_ urls: [String], onProgress: (WarmReport) -> Void = { _ in },
+                    onFailure: (WarmReport.Failure) -> Void = { _ in }) async -> WarmReport {
         var report = WarmReport(total: urls.count)
         let started = ContinuousClock.now
         await withTaskGroup(of: (String, WarmReport.Outcome).self) { group in
@@ -45,7 +56,7 @@ public struct CacheWarmer: Sendable {
             }
             for _ in 0..<concurrency { startNext() }
             while let (url, outcome) = await group.next() {
-                report.record(url, outcome)
+                if let failure = report.record(url, outcome) { onFailure(failure) }
                 report.elapsed = ContinuousClock.now - started
                 onProgress(report)
                 startNext()
@@ -81,8 +92,9 @@ public struct CacheWarmer: Sendable {
     }
 }
 
-/// What a warm run did, URL by URL outcome counts; also its progress while it runs.
-public struct WarmReport: Sendable, Codable {
+/// What a warm run did: outcome counts, and the first failures as a sample (the full list goes to
+/// `run`'s `onFailure`); also its progress while it runs.
+public struct WarmReport: Sendable, Encodable {
     enum Outcome {
         case fetched(downloaded: Int, stored: Int)
         case revalidated(stored: Int)
@@ -101,15 +113,19 @@ public struct WarmReport: Sendable, Codable {
     /// Already fresh in the cache: nothing was fetched (missing sizes may still have been made).
     public var fresh = 0
     public var revalidated = 0
-    public var failed: [Failure] = []
+    public var failedCount = 0
+    /// The first `Self.failureSampleSize` failures, for a report a person reads.
+    public var failureSample: [Failure] = []
     public var bytesDownloaded: Int64 = 0
     public var bytesStored: Int64 = 0
     public var interrupted = false
     public var elapsed: Duration = .zero
 
+    public static let failureSampleSize = 100
+
     init(total: Int) { self.total = total }
 
-    public var done: Int { fetched + fresh + revalidated + failed.count }
+    public var done: Int { fetched + fresh + revalidated + failedCount }
 
     public var seconds: Double {
         elapsed / .seconds(1)
@@ -118,7 +134,8 @@ public struct WarmReport: Sendable, Codable {
     /// URLs per second so far.
     public var rate: Double { seconds > 0 ? Double(done) / seconds : 0 }
 
-    mutating func record(_ url: String, _ outcome: Outcome) {
+    /// Counts the outcome; returns the failure, if it is one.
+    mutating func record(_ url: String, _ outcome: Outcome) -> Failure? {
         switch outcome {
         case .fetched(let downloaded, let stored):
             fetched += 1
@@ -131,14 +148,19 @@ public struct WarmReport: Sendable, Codable {
             fresh += 1
             bytesStored += Int64(stored)
         case .failed(let reason):
-            failed.append(Failure(url: url, reason: reason))
+            let failure = Failure(url: url, reason: reason)
+            failedCount += 1
+            if failureSample.count < Self.failureSampleSize { failureSample.append(failure) }
+            return failure
         case .cancelled:
             break
         }
+        return nil
     }
 
+    /// The counts; the failures themselves are written by `WarmReportFile` as they happen.
     enum CodingKeys: String, CodingKey {
-        case total, fetched, fresh, revalidated, failed, bytesDownloaded, bytesStored, interrupted, seconds
+        case total, fetched, fresh, revalidated, failedCount, bytesDownloaded, bytesStored, interrupted, seconds
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -147,23 +169,10 @@ public struct WarmReport: Sendable, Codable {
         try container.encode(fetched, forKey: .fetched)
         try container.encode(fresh, forKey: .fresh)
         try container.encode(revalidated, forKey: .revalidated)
-        try container.encode(failed, forKey: .failed)
+        try container.encode(failedCount, forKey: .failedCount)
         try container.encode(bytesDownloaded, forKey: .bytesDownloaded)
         try container.encode(bytesStored, forKey: .bytesStored)
         try container.encode(interrupted, forKey: .interrupted)
         try container.encode(seconds, forKey: .seconds)
-    }
-
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        total = try container.decode(Int.self, forKey: .total)
-        fetched = try container.decode(Int.self, forKey: .fetched)
-        fresh = try container.decode(Int.self, forKey: .fresh)
-        revalidated = try container.decode(Int.self, forKey: .revalidated)
-        failed = try container.decode([Failure].self, forKey: .failed)
-        bytesDownloaded = try container.decode(Int64.self, forKey: .bytesDownloaded)
-        bytesStored = try container.decode(Int64.self, forKey: .bytesStored)
-        interrupted = try container.decode(Bool.self, forKey: .interrupted)
-        elapsed = .milliseconds(Int64(try container.decode(Double.self, forKey: .seconds) * 1000))
     }
 }

@@ -11,7 +11,7 @@ struct ClearCommand: AsyncParsableCommand {
         let pipeline = try cache.openPipeline()
         do { try pipeline.clear() } catch {
             await pipeline.close()
-            throw Console.fail(error)
+            throw error
         }
         await pipeline.close()
         Console.error("cache cleared")

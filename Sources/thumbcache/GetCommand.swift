@@ -16,17 +16,21 @@ struct GetCommand: AsyncParsableCommand {
             Exit codes: 0 success; 3 network error (timeout, refused, cut connection, too many redirects); \
             4 HTTP status not 2xx; 5 not an image, corrupt, unsupported or unreadable input; 6 over a limit \
             (download size, pixel budget); 7 --offline and not cached; 8 cache directory error; 64 usage (or a bad \
-            --ca-file). With --stale-if-error, a stale copy served for a failing origin exits 0 with a warning.
+            --ca-file); 74 the thumbnail or the report could not be written (full disk, closed pipe). With \
+            --stale-if-error, a stale copy served for a failing origin exits 0 with a warning. With --json, a \
+            failure is the object {"error", "message", "exitCode"} where the report would have gone.
             """
     )
 
     @Argument(help: "http(s) URL, file:// URL or path of the image.")
     var url: String
 
-    @Option(help: "Longest side of the thumbnail in pixels (never enlarged).")
+    @Option(help: "Longest side of the thumbnail in pixels, 1-\(ThumbnailRequest.maxSize) (never enlarged).")
     var size: Int
 
-    @Option(name: .shortAndLong, help: "Where to write the thumbnail; - for standard output (default: <name>-<size>.<ext> here).")
+    @Option(name: .shortAndLong, help: ArgumentHelp(
+        "Where to write the thumbnail; - for standard output (default: <name>-<size>.<ext> here, <name> from the URL's path).",
+        discussion: "A regular file is replaced atomically; a device or FIFO is written in place."))
     var output: String?
 
     @Option(help: "jpeg or png (default: jpeg, or png when the image has transparency).")
@@ -41,7 +45,7 @@ struct GetCommand: AsyncParsableCommand {
     var refresh = false
 
     @Option(help: ArgumentHelp(
-        "If the origin fails (network error, HTTP 500/502/503/504) while revalidating, serve the cached copy when it is at most this many seconds stale.",
+        "If the origin fails (network error, HTTP 500/502/503/504) while revalidating, serve the cached copy when it is at most this many seconds stale (0 or more).",
         discussion: "A warning on stderr says so. The origin's must-revalidate or no-cache wins; its own stale-if-error=N is honoured without this option.",
         valueName: "seconds"))
     var staleIfError: Int?
@@ -60,8 +64,14 @@ struct GetCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let source: ImageSource
-        do { source = try ImageSource(url) } catch { throw Console.fail(error) }
+        do { try await getThumbnail() } catch { throw Console.fail(error, json: json ? reportStream : nil) }
+    }
+
+    /// Where the JSON report goes: stdout, unless the image does.
+    private var reportStream: Console.Stream { output == "-" ? .standardError : .standardOutput }
+
+    private func getThumbnail() async throws {
+        let source = try ImageSource(url)
         let pipeline = try cache.openPipeline {
             fetch.apply(to: &$0)
             $0.staleIfError = staleIfError.map { .seconds($0) }
@@ -72,41 +82,30 @@ struct GetCommand: AsyncParsableCommand {
             result = try await pipeline.thumbnail(for: source, size: size, format: format, policy: policy)
         } catch {
             await pipeline.close()
-            throw Console.fail(error)
+            throw error
         }
         await pipeline.close()
 
-        let destination = output ?? defaultOutput(for: source, format: result.format)
-        do {
-            if destination == "-" {
-                FileHandle.standardOutput.write(result.data)
-            } else {
-                try AtomicFile.replace(destination, with: result.data)
-            }
-        } catch {
-            Console.error("\(error)")
-            throw ExitCode.failure
+        let destination = output ?? "\(OutputName.stem(for: source))-\(size).\(result.format.fileExtension)"
+        if destination == "-" {
+            try Console.write(result.data, to: .standardOutput)
+        } else {
+            try AtomicFile.replace(destination, with: result.data)
         }
         if let stale = result.staleBecause {
-            Console.error("warning: served a copy \(Int(stale.staleness.rounded())) s past fresh because the origin failed: \(stale.originError)")
+            Console.error("warning: served a copy \(String(format: "%.0f", stale.staleness)) s past fresh because the origin failed: \(stale.originError)")
         }
-        report(result, destination: destination)
+        try report(result, destination: destination)
     }
 
-    private func defaultOutput(for source: ImageSource, format: ImageFormat) -> String {
-        var name = URL(fileURLWithPath: source.location).deletingPathExtension().lastPathComponent
-        if name.isEmpty || name == "/" { name = "thumbnail" }
-        return "\(name)-\(size).\(format.fileExtension)"
-    }
-
-    private func report(_ result: ThumbnailResult, destination: String) {
+    private func report(_ result: ThumbnailResult, destination: String) throws(FileOutput.Failure) {
         if json {
             let text = Console.json([
                 "output": destination, "servedFrom": result.servedFrom.rawValue, "source": result.source,
                 "key": result.cacheKey, "format": result.format.rawValue, "width": result.width, "height": result.height,
                 "bytes": result.data.count, "bytesDownloaded": result.bytesDownloaded, "rendered": result.rendered,
             ].merging(result.staleBecause.map { ["staleBecause": $0.originError, "staleSeconds": $0.staleness] } ?? [:]) { a, _ in a })
-            if destination == "-" { Console.error(text) } else { print(text) }
+            try Console.write(Data((text + "\n").utf8), to: reportStream)
         } else {
             let place = destination == "-" ? "standard output" : destination
             Console.error("\(result.width)x\(result.height) \(result.format.rawValue) (\(result.data.count) bytes) → \(place) [\(result.servedFrom.rawValue)]")

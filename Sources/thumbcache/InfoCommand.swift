@@ -5,7 +5,11 @@ import ThumbcacheKit
 /// `thumbcache info URL`: what the cache holds for a URL, without fetching anything.
 struct InfoCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "info", abstract: "Show what is cached for URL (nothing is fetched).")
+        commandName: "info", abstract: "Show what is cached for URL (nothing is fetched).",
+        discussion: """
+            Exit codes: 0 cached; 7 not cached; 8 cache directory error; 64 usage; 74 standard output could \
+            not be written. With --json, a failure is the object {"error", "message", "exitCode"} on stdout.
+            """)
 
     @Argument(help: "http(s) URL, file:// URL or path.")
     var url: String
@@ -16,25 +20,25 @@ struct InfoCommand: AsyncParsableCommand {
     var json = false
 
     func run() async throws {
-        let source: ImageSource
-        do { source = try ImageSource(url) } catch { throw Console.fail(error) }
+        do { try await showInfo() } catch { throw Console.fail(error, json: json ? .standardOutput : nil) }
+    }
+
+    private func showInfo() async throws {
+        let source = try ImageSource(url)
         let pipeline = try cache.openPipeline()
         let info: EntryInfo?
         do { info = try pipeline.info(for: source) } catch {
             await pipeline.close()
-            throw Console.fail(error)
+            throw error
         }
         await pipeline.close()
-        guard let info else {
-            Console.error("\(source) is not cached")
-            throw ExitCode(7)
-        }
+        guard let info else { throw Console.Failure(description: "\(source) is not cached", exitCode: 7) }
         let metadata = info.metadata
         let freshness = info.freshness.isFresh
-            ? "fresh for \(Int(info.freshness.remaining)) s (\(info.freshness.source))"
-            : "stale by \(Int(-info.freshness.remaining)) s (\(info.freshness.source)); the next get revalidates"
+            ? "fresh for \(String(format: "%.0f", info.freshness.remaining)) s (\(info.freshness.source))"
+            : "stale by \(String(format: "%.0f", -info.freshness.remaining)) s (\(info.freshness.source)); the next get revalidates"
         if json {
-            print(Console.json([
+            try Console.print(Console.json([
                 "url": metadata.url, "key": info.cacheKey, "headers": metadata.headers,
                 "fetchedAt": metadata.responseTime, "fresh": info.freshness.isFresh,
                 "freshnessRemaining": info.freshness.remaining, "format": metadata.original.format,
@@ -43,7 +47,7 @@ struct InfoCommand: AsyncParsableCommand {
             ]))
             return
         }
-        print("""
+        var text = """
             url:       \(metadata.url)
             key:       \(info.cacheKey)
             original:  \(metadata.original.format) \(metadata.original.width)x\(metadata.original.height), \(metadata.original.bytes) bytes
@@ -51,7 +55,8 @@ struct InfoCommand: AsyncParsableCommand {
             stored:    \(info.storedBytes) bytes
             fetched:   \(ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: metadata.responseTime)))
             freshness: \(freshness)
-            """)
-        for name in metadata.headers.keys.sorted() { print("header:    \(name): \(metadata.headers[name]!)") }
+            """
+        for (name, value) in metadata.headers.sorted(by: { $0.key < $1.key }) { text += "\nheader:    \(name): \(value)" }
+        try Console.print(text)
     }
 }

@@ -36,22 +36,22 @@ final class ProgressPrinter: Sendable {
         guard due || report.done == report.total else { return }
         let line = Self.describe(report)
         if case .live = mode {
-            FileHandle.standardError.write(Data("\r\u{1B}[2K\(line)".utf8))
+            Console.standardError("\r\u{1B}[2K\(line)")
         } else if due {
-            FileHandle.standardError.write(Data("thumbcache: \(line)\n".utf8))
+            Console.standardError("thumbcache: \(line)\n")
         }
     }
 
     /// Ends the live line so the report starts on its own.
     func finish() {
-        if case .live = mode { FileHandle.standardError.write(Data("\r\u{1B}[2K".utf8)) }
+        if case .live = mode { Console.standardError("\r\u{1B}[2K") }
     }
 
     static func describe(_ report: WarmReport) -> String {
         let percent = report.total == 0 ? 100 : 100 * report.done / report.total
         let rate = report.rate
-        let eta = rate > 0 ? Int((Double(report.total - report.done) / rate).rounded(.up)) : 0
+        let eta = rate > 0 ? (Double(report.total - report.done) / rate).rounded(.up) : 0
         return "warming \(report.done)/\(report.total) (\(percent)%)  \(String(format: "%.1f", rate)) URLs/s  "
-            + "ETA \(eta)s  \(report.failed.count) failed"
+            + "ETA \(String(format: "%.0f", eta))s  \(report.failedCount) failed"
     }
 }

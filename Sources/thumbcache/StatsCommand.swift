@@ -4,7 +4,9 @@ import ThumbcacheKit
 
 /// `thumbcache stats`: entries, bytes, hits and misses of the cache directory.
 struct StatsCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "stats", abstract: "Show cache size, hits and misses.")
+    static let configuration = CommandConfiguration(
+        commandName: "stats", abstract: "Show cache size, hits and misses.",
+        discussion: "Exit codes: 0 success; 8 cache directory error; 64 usage; 74 standard output could not be written.")
 
     @OptionGroup var cache: CacheOptions
 
@@ -16,7 +18,7 @@ struct StatsCommand: AsyncParsableCommand {
         let (stats, entries, bytes, maxBytes) = pipeline.statistics()
         await pipeline.close()
         if json {
-            print(Console.json([
+            try Console.print(Console.json([
                 "entries": entries, "bytes": bytes, "maxBytes": maxBytes, "hits": stats.hits, "misses": stats.misses,
                 "memoryHits": stats.memoryHits, "diskHits": stats.diskHits, "revalidated": stats.revalidated,
                 "staleServed": stats.staleServed,
@@ -26,7 +28,7 @@ struct StatsCommand: AsyncParsableCommand {
         }
         let requests = stats.hits + stats.misses
         let ratio = requests == 0 ? "-" : String(format: "%.1f%%", 100 * Double(stats.hits) / Double(requests))
-        print("""
+        try Console.print("""
             entries:     \(entries)
             bytes:       \(bytes) of \(maxBytes)
             hits:        \(stats.hits) (disk \(stats.diskHits), revalidated \(stats.revalidated), memory \(stats.memoryHits), stale on origin error \(stats.staleServed))

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ImageDecode
+import ThumbcacheKit
 
 extension ImageFormat: ExpressibleByArgument {}
 extension FitMode: ExpressibleByArgument {}
@@ -14,14 +15,18 @@ struct ThumbnailCommand: ParsableCommand {
             Decodes each INPUT (JPEG or PNG), applies its EXIF orientation, resizes it with \
             Lanczos3 so it fits in SIZE x SIZE (or covers it, with --fit cover), converts an embedded \
             ICC profile to sRGB and encodes it. \
-            Images are never enlarged. Exits non-zero if any input is refused.
+            Images are never enlarged. An output that is a regular file is replaced atomically; a device or \
+            FIFO is written in place.
+
+            Exit codes: 0 success; 1 some inputs were refused (one line each); 64 usage; 74 some outputs could \
+            not be written (one line each).
             """
     )
 
     @Argument(help: "Input image files.")
     var inputs: [String]
 
-    @Option(help: "Longest side of the thumbnail in pixels (side of the square with --fit cover).")
+    @Option(help: "Longest side of the thumbnail in pixels, 1-\(ThumbnailRequest.maxSize) (side of the square with --fit cover).")
     var size: Int
 
     @Option(name: .shortAndLong, help: "Output file (only with a single input).")
@@ -59,18 +64,26 @@ struct ThumbnailCommand: ParsableCommand {
         let request = ThumbnailRequest(size: size, fit: fit, format: format ?? formatFromOutputName, jpegQuality: quality,
                                        convertToSRGB: !noSrgb)
         let thumbnailer = Thumbnailer()
-        var failures = 0
+        var refused = false, unwritten = false
         for input in inputs {
+            let thumbnail: Thumbnail
             do {
                 // Read as it decodes: memory follows the thumbnail, not the size of the file.
-                let thumbnail = try thumbnailer.makeThumbnail(from: .file(input), request)
-                try thumbnail.data.write(to: destination(for: input, format: thumbnail.format), options: .atomic)
+                thumbnail = try thumbnailer.makeThumbnail(from: .file(input), request)
             } catch {
-                failures += 1
-                FileHandle.standardError.write(Data("thumbcache: \(input): \(Self.describe(error))\n".utf8))
+                refused = true
+                Console.error("\(input): \(Self.describe(error))")
+                continue
+            }
+            do {
+                try AtomicFile.replace(destination(for: input, format: thumbnail.format), with: thumbnail.data)
+            } catch {
+                unwritten = true
+                Console.error("\(input): \(error)")
             }
         }
-        if failures > 0 { throw ExitCode.failure }
+        if unwritten { throw ExitCode(Console.Status.output) }
+        if refused { throw ExitCode(Console.Status.someFailed) }
     }
 
     /// `-o small.png` means PNG even without --format.
@@ -82,10 +95,10 @@ struct ThumbnailCommand: ParsableCommand {
         }
     }
 
-    private func destination(for input: String, format: ImageFormat) -> URL {
-        if let output { return URL(fileURLWithPath: output) }
+    private func destination(for input: String, format: ImageFormat) -> String {
+        if let output { return output }
         let name = URL(fileURLWithPath: input).deletingPathExtension().lastPathComponent
-        return URL(fileURLWithPath: outputDir!).appendingPathComponent("\(name).\(format.fileExtension)")
+        return URL(fileURLWithPath: outputDir ?? ".").appendingPathComponent("\(name).\(format.fileExtension)").path
     }
 
     private static func describe(_ error: any Error) -> String {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import ImageDecode
 import ThumbcacheKit
 
 /// `thumbcache warm`: fills the cache for a list of URLs ahead of traffic.
@@ -15,27 +16,33 @@ struct WarmCommand: AsyncParsableCommand {
             Ctrl-C (SIGINT) or SIGTERM stops cleanly: in-flight work is abandoned, the cache stays \
             consistent, and a re-run skips what is done.
 
-            Exit codes: 0 every URL warmed; 1 some URLs failed (listed in the report); 8 cache directory \
-            error; 64 usage; 130 / 143 interrupted by SIGINT / SIGTERM.
+            Exit codes: 0 every URL warmed; 1 some URLs failed (counted in the report, the first \
+            \(WarmReport.failureSampleSize) listed; all of them in the --json report); 8 cache directory error; \
+            64 usage; 74 the --json report could not be written; 130 / 143 interrupted by SIGINT / SIGTERM.
             """
     )
 
     @Argument(help: "File with one URL per line, or - for standard input.")
     var file: String = "-"
 
-    @Option(help: "Comma-separated thumbnail sizes to make for every URL.")
+    @Option(help: "Comma-separated thumbnail sizes to make for every URL, each 1-\(ThumbnailRequest.maxSize).")
     var sizes: String = "64,256"
 
-    @Option(help: "URLs in flight at once (downloads and decodes).")
+    static let concurrencyRange = 1...256
+
+    @Option(help: "URLs in flight at once (downloads and decodes), \(concurrencyRange.lowerBound)-\(concurrencyRange.upperBound).")
     var concurrency: Int = 8
 
-    @Option(help: "Also write the report as JSON to this file.")
+    @Option(help: "Also write the report as JSON to this file, every failure included (written as the run goes).")
     var json: String?
 
     @Flag(help: "No progress output (the final report is still printed).")
     var quiet = false
 
-    @Option(help: "Seconds between progress lines when stderr is not a terminal.")
+    static let progressIntervalRange = 0.01...86_400.0
+    static let progressIntervalText = String(format: "%g and %g", progressIntervalRange.lowerBound, progressIntervalRange.upperBound)
+
+    @Option(help: "Seconds between progress lines when stderr is not a terminal, between \(progressIntervalText).")
     var progressInterval: Double = 5
 
     @OptionGroup var cache: CacheOptions
@@ -43,68 +50,83 @@ struct WarmCommand: AsyncParsableCommand {
     @OptionGroup var fetch: FetchOptions
 
     func parsedSizes() throws -> [Int] {
-        let parsed = sizes.split(separator: ",").map { Int($0.trimmingCharacters(in: .whitespaces)) }
-        guard !parsed.isEmpty, parsed.allSatisfy({ $0 != nil && (1...8192).contains($0!) }) else {
-            throw ValidationError("--sizes takes sizes from 1 to 8192 separated by commas, e.g. 64,256")
+        let fields = sizes.split(separator: ",", omittingEmptySubsequences: false)
+        let parsed = fields.compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }.filter { (1...ThumbnailRequest.maxSize).contains($0) }
+        guard !fields.isEmpty, parsed.count == fields.count else {
+            throw ValidationError("--sizes takes sizes from 1 to \(ThumbnailRequest.maxSize) separated by commas, e.g. 64,256")
         }
-        return parsed.map { $0! }
+        return parsed
     }
 
     func validate() throws {
         _ = try parsedSizes()
-        guard (1...256).contains(concurrency) else { throw ValidationError("--concurrency must be between 1 and 256") }
+        guard Self.concurrencyRange.contains(concurrency) else {
+            throw ValidationError("--concurrency must be between \(Self.concurrencyRange.lowerBound) and \(Self.concurrencyRange.upperBound)")
+        }
+        // A NaN or an infinity is in no range.
+        guard Self.progressIntervalRange.contains(progressInterval) else {
+            throw ValidationError("--progress-interval must be between \(Self.progressIntervalText) seconds")
+        }
     }
 
     func run() async throws {
-        let text: String
-        do {
-            let data = file == "-" ? FileHandle.standardInput.readDataToEndOfFile() : try Data(contentsOf: URL(fileURLWithPath: file))
-            text = String(decoding: data, as: UTF8.self)
-        } catch {
-            Console.error("cannot read \(file): \(error.localizedDescription)")
-            throw ExitCode(64)
-        }
-        let urls = CacheWarmer.parseList(text)
+        let urls = try readList()
+        // Opened first: a report that cannot be written stops the run before it starts.
+        let reportFile = try json.map { path throws(FileOutput.Failure) in try WarmReportFile(path: path) }
         let pipeline = try cache.openPipeline { configuration in
             fetch.apply(to: &configuration)
             // Each thumbnail is asked for once: a large memory cache would only grow the footprint.
             configuration.memoryLimits = .init(totalCost: 4 << 20, count: 256)
         }
         let warmer = CacheWarmer(pipeline: pipeline, sizes: try parsedSizes(), concurrency: concurrency)
-        let printer = ProgressPrinter.automatic(quiet: quiet, interval: .milliseconds(Int64(progressInterval * 1000)))
+        let printer = ProgressPrinter.automatic(quiet: quiet, interval: .seconds(progressInterval))
 
-        let work = Task { await warmer.run(urls, onProgress: printer.update) }
+        let work = Task { await warmer.run(urls, onProgress: printer.update, onFailure: { reportFile?.record($0) }) }
         let trap = SignalTrap { _ in work.cancel() }
         let report = await work.value
         printer.finish()
         await pipeline.close()
 
-        print(report: report, interruptedBy: trap.signal)
-        if let json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            do {
-                try encoder.encode(report).write(to: URL(fileURLWithPath: json), options: .atomic)
-            } catch {
-                Console.error("cannot write the report to \(json): \(error.localizedDescription)")
+        printReport(report, interruptedBy: trap.signal)
+        var unwritten = false
+        if let reportFile {
+            do { try reportFile.finish(report) } catch {
+                Console.error(error.description)
+                unwritten = true
             }
         }
         if let signal = trap.signal { throw ExitCode(128 + signal) }
-        if !report.failed.isEmpty { throw ExitCode.failure }
+        if unwritten { throw ExitCode(Console.Status.output) }
+        if report.failedCount > 0 { throw ExitCode(Console.Status.someFailed) }
     }
 
-    private func print(report: WarmReport, interruptedBy signal: Int32?) {
+    /// The URLs of FILE or standard input; the bytes read are released on return.
+    private func readList() throws(Console.Failure) -> [String] {
+        do {
+            let data = try file == "-" ? FileHandle.standardInput.readToEnd() ?? Data() : Data(contentsOf: URL(fileURLWithPath: file))
+            return CacheWarmer.parseList(String(decoding: data, as: UTF8.self))
+        } catch {
+            throw Console.Failure(description: "cannot read \(file): \(error.localizedDescription)", exitCode: Console.Status.usage)
+        }
+    }
+
+    /// The report on stderr; failures beyond the sample are counted, not listed (they are in the --json report).
+    private func printReport(_ report: WarmReport, interruptedBy signal: Int32?) {
         var lines: [String] = []
         let state = signal.map { "interrupted by \($0 == SIGINT ? "SIGINT" : "SIGTERM") after" } ?? "warmed"
         lines.append("\(state) \(report.done) of \(report.total) URLs in \(String(format: "%.1f", report.seconds)) s "
             + "(\(String(format: "%.1f", report.rate)) URLs/s): \(report.fetched) fetched, \(report.fresh) already fresh, "
-            + "\(report.revalidated) revalidated, \(report.failed.count) failed")
+            + "\(report.revalidated) revalidated, \(report.failedCount) failed")
         lines.append("downloaded \(report.bytesDownloaded) bytes, stored \(report.bytesStored) bytes")
-        if !report.failed.isEmpty {
+        if report.failedCount > 0 {
             lines.append("failed:")
-            for failure in report.failed { lines.append("  \(failure.url): \(failure.reason)") }
+            for failure in report.failureSample { lines.append("  \(failure.url): \(failure.reason)") }
+            let unlisted = report.failedCount - report.failureSample.count
+            if unlisted > 0 {
+                lines.append("  … and \(unlisted) more" + (json.map { " (all of them in \($0))" } ?? " (--json FILE lists all of them)"))
+            }
         }
         if signal != nil { lines.append("the cache is consistent; run the same command again to finish") }
-        FileHandle.standardError.write(Data(lines.map { "thumbcache: \($0)\n" }.joined().utf8))
+        Console.standardError(lines.map { "thumbcache: \($0)\n" }.joined())
     }
 }

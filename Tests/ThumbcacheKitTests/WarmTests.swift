@@ -32,6 +32,10 @@ import Testing
 
     @Test func parseListSkipsCommentsBlanksAndRepeats() {
         #expect(CacheWarmer.parseList("a\n\n# note\n  b  \na\r\nc\n") == ["a", "b", "c"])
+        // A Windows editor's list: a byte-order mark and CRLF line ends are not part of any URL.
+        #expect(CacheWarmer.parseList("\u{FEFF}http://127.0.0.1/a.jpg\r\n# c\r\n\r\nhttp://127.0.0.1/b.jpg\r\n")
+                == ["http://127.0.0.1/a.jpg", "http://127.0.0.1/b.jpg"])
+        #expect(CacheWarmer.parseList("\u{FEFF}") == [] && CacheWarmer.parseList("") == [] && CacheWarmer.parseList("x") == ["x"])
     }
 
     @Test func aStaleCopyServedOnOriginErrorCountsAsAFailure() throws {
