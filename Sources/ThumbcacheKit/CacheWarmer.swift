@@ -45,7 +45,7 @@ public struct CacheWarmer: Sendable {
             }
             for _ in 0..<concurrency { startNext() }
             while let (url, outcome) = await group.next() {
-                report.record(url, outcome)
+                report.record(HTTPLocation.redacting(url), outcome)
                 report.elapsed = ContinuousClock.now - started
                 onProgress(report)
                 startNext()
