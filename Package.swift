@@ -52,7 +52,7 @@ let package = Package(
             .product(name: "NIOSSL", package: "swift-nio-ssl"),
         ]),
         .testTarget(name: "ThumbcacheKitTests", dependencies: [
-            "ThumbcacheKit", "thumbcache",
+            "ThumbcacheKit", "thumbcache", "SeededRandom",
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -22,15 +22,16 @@ public struct CacheControl: Sendable, Equatable {
     public init(parsing values: [String]) {
         for value in values {
             for part in value.split(separator: ",") {
-                let pieces = part.split(separator: "=", maxSplits: 1)
+                let pieces = part.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
                 let name = pieces[0].trimmingCharacters(in: .whitespaces).lowercased()
                 let argument = pieces.count > 1
                     ? pieces[1].trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "\""))
                     : nil
                 switch name {
                 case "max-age":
-                    // A malformed max-age makes the response stale (RFC 9111 §4.2.1), not fresh forever.
-                    maxAge = argument.flatMap { Int($0) }.map { max(0, $0) } ?? 0
+                    // A malformed max-age makes the response stale (RFC 9111 §4.2.1), not fresh forever; a huge
+                    // one counts as 2^31 s (§1.2.2).
+                    maxAge = argument.flatMap(HTTPInteger.deltaSeconds) ?? 0
                 case "no-store": noStore = true
                 // `no-cache="field"` only restricts fields; we treat it like plain no-cache, the safe reading.
                 case "no-cache": noCache = true
@@ -38,7 +39,7 @@ public struct CacheControl: Sendable, Equatable {
                 case "private": isPrivate = true
                 case "public": isPublic = true
                 case "immutable": immutable = true
-                case "stale-if-error": staleIfError = argument.flatMap { Int($0) }.map { max(0, $0) }
+                case "stale-if-error": staleIfError = argument.flatMap(HTTPInteger.deltaSeconds)
                 default: break
                 }
             }

@@ -56,7 +56,7 @@ public struct CacheWarmer: Sendable {
             }
             for _ in 0..<concurrency { startNext() }
             while let (url, outcome) = await group.next() {
-                if let failure = report.record(url, outcome) { onFailure(failure) }
+                if let failure = report.record(HTTPLocation.redacting(url), outcome) { onFailure(failure) }
                 report.elapsed = ContinuousClock.now - started
                 onProgress(report)
                 startNext()

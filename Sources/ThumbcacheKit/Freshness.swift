@@ -12,16 +12,19 @@ public struct Freshness: Sendable, Equatable {
     public init(metadata: CacheMetadata, now: Date) {
         let headers = metadata.headers
         cacheControl = CacheControl(parsing: headers["cache-control"].map { [$0] } ?? [])
-        let requestTime = metadata.requestTime
-        let responseTime = metadata.responseTime
+        // Stored times are input too (a damaged or old metadata file): clamped, they keep every result finite.
+        let requestTime = HTTPDate.clamped(metadata.requestTime)
+        let responseTime = HTTPDate.clamped(metadata.responseTime)
+        let now = HTTPDate.clamped(now.timeIntervalSince1970)
         let served = headers["date"].flatMap(HTTPDate.parse)?.timeIntervalSince1970
 
-        // Age (RFC 9111 §4.2.3).
+        // Age (RFC 9111 §4.2.3). An Age that is not delta-seconds (`1e400`, `-5`) is not an Age: ignored, as
+        // OkHttp does; a huge one counts as 2^31 s (§1.2.2), which makes the response stale.
         let apparentAge = max(0, responseTime - (served ?? responseTime))
-        let ageValue = headers["age"].flatMap { Double($0) } ?? 0
-        let correctedAgeValue = ageValue + (responseTime - requestTime)
+        let ageValue = headers["age"].flatMap { HTTPInteger.deltaSeconds($0.trimmingCharacters(in: .whitespaces)) } ?? 0
+        let correctedAgeValue = TimeInterval(ageValue) + max(0, responseTime - requestTime)
         let correctedInitialAge = max(apparentAge, correctedAgeValue)
-        age = correctedInitialAge + max(0, now.timeIntervalSince1970 - responseTime)
+        age = correctedInitialAge + max(0, now - responseTime)
 
         // Lifetime (RFC 9111 §4.2.1).
         if let maxAge = cacheControl.maxAge {

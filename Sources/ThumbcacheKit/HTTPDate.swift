@@ -5,45 +5,74 @@ import Foundation
 enum HTTPDate {
     private static let months = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
 
+    /// The dates this type represents: years 1 to 9999 (the four digits of an IMF-fixdate). Anything outside
+    /// is an invalid date, never a trap, and every `Date` formats (clamped into this range).
+    static let earliest = Date(timeIntervalSince1970: TimeInterval(daysSinceEpoch(year: 1, month: 1, day: 1) * 86_400))
+    static let latest = Date(timeIntervalSince1970: TimeInterval(daysSinceEpoch(year: 9999, month: 12, day: 31) * 86_400 + 86_399))
+
     static func parse(_ text: String) -> Date? {
-        let parts = text.replacingOccurrences(of: ",", with: " ").split(separator: " ").map(String.init)
+        let parts = text.split { $0 == " " || $0 == "," || $0 == "\t" }
         var day: Int?, month: Int?, year: Int?, time: [Int]?
         for part in parts {
-            if let index = months.firstIndex(of: String(part.prefix(3)).lowercased()), part.count == 3 {
+            if part.count == 3, let index = months.firstIndex(of: part.lowercased()) {
                 month = index + 1
             } else if part.contains(":") {
-                let fields = part.split(separator: ":").compactMap { Int($0) }
-                if fields.count == 3 { time = fields }
+                let fields = part.split(separator: ":", omittingEmptySubsequences: false)
+                guard fields.count == 3, fields.allSatisfy({ $0.count <= 2 }) else { return nil }
+                let values = fields.compactMap { HTTPInteger.parse($0) }
+                guard values.count == 3 else { return nil }
+                time = values
             } else if part.contains("-") {
                 // RFC 850: 06-Nov-94
-                let fields = part.split(separator: "-")
-                if fields.count == 3, let d = Int(fields[0]), let y = Int(fields[2]),
-                   let m = months.firstIndex(of: fields[1].lowercased()) {
-                    day = d
-                    month = m + 1
-                    year = y < 100 ? (y < 70 ? 2000 + y : 1900 + y) : y
+                let fields = part.split(separator: "-", omittingEmptySubsequences: false)
+                guard fields.count == 3, fields[0].count <= 2, fields[2].count == 2 || fields[2].count == 4,
+                      let d = HTTPInteger.parse(fields[0]), let y = HTTPInteger.parse(fields[2]),
+                      let m = months.firstIndex(of: fields[1].lowercased()) else { return nil }
+                day = d
+                month = m + 1
+                year = fields[2].count == 2 ? twoDigitYear(y) : y
+            } else if let number = HTTPInteger.parse(part) {
+                // At most four digits: a longer number is no part of an HTTP date (and must not reach the arithmetic).
+                guard part.count <= 4 else { return nil }
+                if part.count > 2 {
+                    year = number
+                } else if day == nil {
+                    day = number
+                } else {
+                    year = twoDigitYear(number)  // `06 Nov 94`, read as RFC 850's two digits
                 }
-            } else if let number = Int(part) {
-                if number > 31 { year = number } else { day = number }
             }
         }
-        guard let day, let month, let year, let time, (1...31).contains(day), time[0] < 24, time[1] < 60, time[2] < 61 else {
+        guard let day, let month, let year, let time, (1...31).contains(day), (1...9999).contains(year),
+              time[0] < 24, time[1] < 60, time[2] < 61 else {
             return nil
         }
         let seconds = daysSinceEpoch(year: year, month: month, day: day) * 86_400 + time[0] * 3600 + time[1] * 60 + time[2]
         return Date(timeIntervalSince1970: TimeInterval(seconds))
     }
 
-    /// IMF-fixdate, e.g. `Sun, 06 Nov 1994 08:49:37 GMT`.
+    private static func twoDigitYear(_ year: Int) -> Int {
+        year < 70 ? 2000 + year : 1900 + year
+    }
+
+    /// IMF-fixdate, e.g. `Sun, 06 Nov 1994 08:49:37 GMT`. A date outside years 1 to 9999 (or not finite, as a
+    /// damaged metadata file may hold) is clamped into them.
     static func format(_ date: Date) -> String {
-        let total = Int(date.timeIntervalSince1970.rounded(.down))
+        let total = Int(clamped(date.timeIntervalSince1970).rounded(.down))
         let days = total >= 0 ? total / 86_400 : (total - 86_399) / 86_400
         let secondsOfDay = total - days * 86_400
         let (year, month, day) = civilDate(daysSinceEpoch: days)
         let weekday = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"][((days % 7) + 7) % 7]
         func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
-        return "\(weekday), \(two(day)) \(months[month - 1].capitalized) \(year) "
+        func four(_ n: Int) -> String { String(repeating: "0", count: max(0, 4 - String(n).count)) + String(n) }
+        return "\(weekday), \(two(day)) \(months[month - 1].capitalized) \(four(year)) "
             + "\(two(secondsOfDay / 3600)):\(two(secondsOfDay / 60 % 60)):\(two(secondsOfDay % 60)) GMT"
+    }
+
+    /// Seconds since 1970 within the representable dates: NaN counts as 1970, ±infinity as the nearest end.
+    static func clamped(_ seconds: TimeInterval) -> TimeInterval {
+        guard !seconds.isNaN else { return 0 }
+        return min(max(seconds, earliest.timeIntervalSince1970), latest.timeIntervalSince1970)
     }
 
     // Plain proleptic-Gregorian arithmetic (Howard Hinnant's days-from-civil): a Calendar would load ICU

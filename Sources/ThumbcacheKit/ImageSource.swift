@@ -8,42 +8,40 @@ public struct ImageSource: Sendable, Hashable, CustomStringConvertible {
     public let kind: Kind
     /// The normalised form: the identity of the cache entry.
     public let normalized: String
-    /// The URL to fetch (http) or the absolute path to read (file).
+    /// The URL to fetch (http; without credentials) or the absolute path to read (file).
     public let location: String
+
+    /// Set for http(s) sources: the checked URL, with any credentials (never part of `normalized` or the key).
+    let http: HTTPLocation?
 
     public init(_ text: String) throws(PipelineError) {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         guard !trimmed.isEmpty else { throw .invalidSource(text, "empty") }
         let lower = trimmed.lowercased()
         if lower.hasPrefix("http://") || lower.hasPrefix("https://") {
-            guard var components = URLComponents(string: trimmed), let host = components.host, !host.isEmpty else {
-                throw .invalidSource(text, "not a valid http(s) URL")
-            }
-            // Scheme and host are case-insensitive; the default port and the fragment do not name another resource.
-            components.scheme = components.scheme?.lowercased()
-            components.host = host.lowercased()
-            if (components.scheme == "http" && components.port == 80) || (components.scheme == "https" && components.port == 443) {
-                components.port = nil
-            }
-            components.fragment = nil
-            if components.path.isEmpty { components.path = "/" }
-            guard let url = components.string else { throw .invalidSource(text, "not a valid http(s) URL") }
+            let location: HTTPLocation
+            do { location = try HTTPLocation(trimmed) } catch { throw .invalidSource(HTTPLocation.redacting(trimmed), error.reason) }
             kind = .http
-            normalized = url
-            location = url
-            cacheKey = SHA256.hex(url)
+            normalized = location.url
+            self.location = location.url
+            http = location
+            cacheKey = SHA256.hex(location.url)
         } else if lower.hasPrefix("file://") {
             guard let url = URL(string: trimmed), url.isFileURL else { throw .invalidSource(text, "not a valid file URL") }
             kind = .file
             location = url.standardizedFileURL.path
             normalized = "file://" + location
+            http = nil
             cacheKey = SHA256.hex(normalized)
+        } else if lower.hasPrefix("data:") {
+            throw .invalidSource(String(trimmed.prefix(40)), "data: URLs are not supported; give an http(s) URL or a file")
         } else if lower.contains("://") {
-            throw .invalidSource(text, "only http, https and file URLs are supported")
+            throw .invalidSource(HTTPLocation.redacting(trimmed), "only http, https and file URLs are supported")
         } else {
             kind = .file
             location = URL(fileURLWithPath: trimmed).standardizedFileURL.path
             normalized = "file://" + location
+            http = nil
             cacheKey = SHA256.hex(normalized)
         }
     }

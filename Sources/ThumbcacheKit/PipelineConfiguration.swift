@@ -22,6 +22,11 @@ public struct PipelineConfiguration: Sendable {
     /// PEM files of certificate authorities to trust for https origins, beside the system's (an internal
     /// origin signed by a private CA). Read when the pipeline opens, so a bad file fails at once.
     public var trustedCAFiles: [String] = []
+    /// Which sources may be fetched, checked on every redirect hop and on the address connected to (see
+    /// `SourcePolicy`). Default: any, as the CLI; a server fetching URLs its clients name restricts it.
+    public var sourcePolicy = SourcePolicy.unrestricted
+    /// Resolves host names for the address check in place of the system's resolver (tests).
+    var hostResolver: (any HostResolver)?
     /// How long to wait for another process holding the cache directory.
     public var lockTimeout: Duration = .seconds(300)
 

@@ -10,6 +10,18 @@ public enum PipelineError: Error, Sendable, CustomStringConvertible {
     /// A final status outside 2xx (after redirects).
     case httpStatus(url: String, status: Int)
     case tooManyRedirects(url: String, limit: Int)
+    /// A redirect back to a URL already visited: `chain` from the source to the repeated URL.
+    case redirectCycle(chain: [String])
+    /// A redirect whose `Location` cannot be followed (malformed, port out of range).
+    case invalidRedirect(url: String, location: String, reason: String)
+    /// The source, or a redirect hop, is refused by the `SourcePolicy` (scheme, prefix or address), or a redirect
+    /// leads to a scheme other than http(s). No connection was made to the refused target.
+    case sourceRefused(url: String, reason: String)
+    /// `206 Partial Content` to a request that asked for no range: a fragment is not the image.
+    case partialContent(url: String)
+    /// The body is not an image as sent: it is compressed with this `Content-Encoding`, which thumbcache does
+    /// not undo (it asks for `identity`).
+    case encodedBody(url: String, encoding: String)
     /// The body is not a PNG or JPEG (checked from its first bytes, whatever Content-Type says).
     case notAnImage(url: String, contentType: String?)
     /// The body is larger than the download limit (checked while streaming).
@@ -28,10 +40,18 @@ public enum PipelineError: Error, Sendable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .invalidSource(let text, let why): "invalid source \"\(text)\": \(why)"
+        case .invalidSource(let text, let why): "invalid source \"\(HTTPLocation.redacting(text))\": \(why)"
         case .network(let url, let reason): "network error fetching \(url): \(reason)"
         case .httpStatus(let url, let status): "\(url) answered HTTP \(status); nothing was cached"
         case .tooManyRedirects(let url, let limit): "\(url) redirected more than \(limit) times"
+        case .redirectCycle(let chain): "redirect cycle: " + chain.joined(separator: " → ")
+        case .invalidRedirect(let url, let location, let reason):
+            "\(url) redirected to \"\(HTTPLocation.redacting(location))\", which cannot be followed: \(reason); nothing was cached"
+        case .sourceRefused(let url, let reason): "refused source \(url): \(reason)"
+        case .partialContent(let url):
+            "\(url) answered 206 Partial Content to a request for the whole image; a part is not the image, nothing was cached"
+        case .encodedBody(let url, let encoding):
+            "\(url) is compressed with Content-Encoding: \(encoding), which thumbcache does not decompress (it asked for identity); nothing was cached"
         case .notAnImage(let url, let type):
             "\(url) is not a PNG or JPEG image" + (type.map { " (Content-Type: \($0))" } ?? "") + "; nothing was cached"
         case .downloadTooLarge(let url, let limit):
@@ -50,9 +70,9 @@ public enum PipelineError: Error, Sendable, CustomStringConvertible {
     public var exitCode: Int32 {
         switch self {
         case .invalidSource, .invalidSize, .trustedCAFile: 64  // usage (as swift-argument-parser's validation errors)
-        case .network, .tooManyRedirects: 3
-        case .httpStatus: 4
-        case .notAnImage, .fileNotFound, .fileUnreadable: 5
+        case .network, .tooManyRedirects, .redirectCycle: 3
+        case .httpStatus, .invalidRedirect, .partialContent: 4
+        case .notAnImage, .encodedBody, .fileNotFound, .fileUnreadable: 5
         case .image(_, let error):
             switch error {
             case .tooLarge: 6
@@ -61,6 +81,7 @@ public enum PipelineError: Error, Sendable, CustomStringConvertible {
         case .downloadTooLarge: 6
         case .offlineMiss: 7
         case .cache: 8
+        case .sourceRefused: 9
         }
     }
 }

@@ -212,9 +212,11 @@ public final class ThumbnailPipeline: Sendable {
     private func fetch(_ source: ImageSource, conditional: [(String, String)]) async throws(PipelineError) -> FetchOutcome {
         switch source.kind {
         case .file:
-            return try FileFetcher(maxBytes: configuration.maxDownloadSize).fetch(source.location, conditional: conditional)
+            return try FileFetcher(maxBytes: configuration.maxDownloadSize, policy: configuration.sourcePolicy)
+                .fetch(source.location, conditional: conditional)
         case .http:
-            return try await http().fetch(source.location, conditional: conditional)
+            guard let location = source.http else { throw .invalidSource(source.normalized, "not a valid http(s) URL") }
+            return try await http().fetch(location, conditional: conditional)
         }
     }
 
@@ -226,7 +228,8 @@ public final class ThumbnailPipeline: Sendable {
             let created = HTTPFetcher(limits: .init(
                 maxBytes: configuration.maxDownloadSize, connectTimeout: TimeAmount(configuration.connectTimeout),
                 readTimeout: TimeAmount(configuration.readTimeout), totalTimeout: TimeAmount(configuration.totalTimeout),
-                maxRedirects: configuration.maxRedirects), downloads: downloads, trustRoots: trustRoots)
+                maxRedirects: configuration.maxRedirects), downloads: downloads, trustRoots: trustRoots,
+                policy: configuration.sourcePolicy, resolver: configuration.hostResolver)
             fetcher = created
             return created
         }

@@ -13,12 +13,16 @@ struct GetCommand: AsyncParsableCommand {
             with HTTP semantics: a fresh entry is served with no request, a stale one is revalidated \
             (If-None-Match / If-Modified-Since), a changed one is replaced.
 
-            Exit codes: 0 success; 3 network error (timeout, refused, cut connection, too many redirects); \
-            4 HTTP status not 2xx; 5 not an image, corrupt, unsupported or unreadable input; 6 over a limit \
-            (download size, pixel budget); 7 --offline and not cached; 8 cache directory error; 64 usage (or a bad \
-            --ca-file); 74 the thumbnail or the report could not be written (full disk, closed pipe). With \
-            --stale-if-error, a stale copy served for a failing origin exits 0 with a warning. With --json, a \
-            failure is the object {"error", "message", "exitCode"} where the report would have gone.
+            Exit codes: 0 success; 3 network error (timeout, refused, cut connection, host does not resolve, \
+            too many redirects, redirect cycle); 4 HTTP status not 2xx (also 206 Partial Content, a redirect that \
+            cannot be followed); 5 not an image (or compressed with a Content-Encoding), corrupt, unsupported or \
+            unreadable input (not a regular file); 6 over a limit (download size, pixel budget); 7 --offline and not \
+            cached; 8 cache directory error; 9 source refused (a redirect to a scheme other than http(s)); 64 usage \
+            (or a bad URL, port outside 1-65535, a bad --ca-file); 74 the thumbnail or the report could not be \
+            written (full disk, closed pipe). With --stale-if-error, a stale copy served for a failing origin exits 0 \
+            with a warning. With --json, a failure is the object {"error", "message", "exitCode"} where the report \
+            would have gone. user:password in a URL is sent as Basic auth to that origin only, and never stored or \
+            printed.
             """
     )
 

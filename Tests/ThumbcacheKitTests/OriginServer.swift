@@ -19,6 +19,17 @@ final class OriginServer: Sendable {
         case cut(body: Data, declaredLength: Int)
         /// Sends the body (fresh for 60 s) in `chunk`-byte pieces, `delay` apart.
         case trickle(body: Data, chunk: Int, delay: TimeAmount)
+        /// Declares `declaredLength` (nil: chunked), sends `head` then zeros in `chunk`-byte pieces `delay` apart
+        /// until the declared length is sent or the client closes the connection (see `stream(_:)`).
+        case stream(head: Data, declaredLength: Int?, chunk: Int, delay: TimeAmount)
+    }
+
+    /// What a `.stream` reply sent: body bytes the socket accepted, and whether the client closed the
+    /// connection before the declared end.
+    struct StreamRecord: Sendable {
+        var bytesSent = 0
+        var closedEarly = false
+        var finished = false
     }
 
     typealias Route = @Sendable (Request) -> Reply
@@ -26,6 +37,8 @@ final class OriginServer: Sendable {
     /// Routes and the request log, shared by the server and its connection handlers.
     final class Table: Sendable {
         let state = Locked<(routes: [String: Route], log: [Request])>(([:], []))
+        let streams = Locked<[String: StreamRecord]>([:])
+        let connections = Locked(0)
 
         func reply(to request: Request) -> Reply {
             state.withLock { state in
@@ -55,7 +68,8 @@ final class OriginServer: Sendable {
         channel = try ServerBootstrap(group: group)
             .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
+                table.connections.withLock { $0 += 1 }
+                return channel.eventLoop.makeCompletedFuture {
                     if let context { try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: context)) }
                     try channel.pipeline.syncOperations.configureHTTPServerPipeline()
                     try channel.pipeline.syncOperations.addHandler(Handler(table: table))
@@ -91,6 +105,14 @@ final class OriginServer: Sendable {
 
     func requestCount(_ path: String) -> Int { requests(path).count }
 
+    /// Every request, whatever its path.
+    var totalRequests: Int { table.state.withLock { $0.log.count } }
+
+    /// TCP connections accepted, whether or not a request followed.
+    var connectionCount: Int { table.connections.withLock { $0 } }
+
+    func stream(_ path: String) -> StreamRecord? { table.streams.withLock { $0[path] } }
+
     private final class Handler: ChannelInboundHandler, @unchecked Sendable {
         typealias InboundIn = HTTPServerRequestPart
         typealias OutboundOut = HTTPServerResponsePart
@@ -108,11 +130,11 @@ final class OriginServer: Sendable {
                 var headers: [String: String] = [:]
                 for (name, value) in head.headers { headers[name.lowercased()] = value }
                 let reply = table.reply(to: Request(path: head.uri, headers: headers))
-                send(reply, context: context)
+                send(reply, path: head.uri, context: context)
             }
         }
 
-        private func send(_ reply: Reply, context: ChannelHandlerContext) {
+        private func send(_ reply: Reply, path: String, context: ChannelHandlerContext) {
             switch reply {
             case .respond(let status, let headers, let body):
                 var head = HTTPResponseHead(version: .http1_1, status: HTTPResponseStatus(statusCode: status))
@@ -138,10 +160,48 @@ final class OriginServer: Sendable {
                 head.headers.add(name: "Cache-Control", value: "max-age=60")
                 context.writeAndFlush(wrapOutboundOut(.head(head)), promise: nil)
                 trickle(body[...], chunk: chunk, delay: delay, context: context)
+            case .stream(let body, let declared, let chunk, let delay):
+                var head = HTTPResponseHead(version: .http1_1, status: .ok)
+                head.headers.add(name: "Content-Type", value: "image/jpeg")
+                if let declared { head.headers.add(name: "Content-Length", value: String(declared)) }
+                context.writeAndFlush(wrapOutboundOut(.head(head)), promise: nil)
+                table.streams.withLock { $0[path] = StreamRecord() }
+                stream(path: path, next: body, left: declared ?? .max, chunk: chunk, delay: delay, context: context)
+            }
+        }
+
+        private func stream(path: String, next: Data, left: Int, chunk: Int, delay: TimeAmount, context: ChannelHandlerContext) {
+            guard context.channel.isActive else {
+                table.streams.withLock { $0[path]?.closedEarly = true }
+                return
+            }
+            guard left > 0 else {
+                table.streams.withLock { $0[path]?.finished = true }
+                context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+                return
+            }
+            let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+            // A client that stops reading fills the socket: wait rather than buffer without bound.
+            guard context.channel.isWritable else {
+                context.eventLoop.scheduleTask(in: delay) {
+                    let (handler, context) = bound.value
+                    handler.stream(path: path, next: next, left: left, chunk: chunk, delay: delay, context: context)
+                }
+                return
+            }
+            let piece = next.isEmpty ? Data(count: min(chunk, left)) : next.prefix(left)
+            let table = self.table
+            context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: piece))))).whenSuccess {
+                table.streams.withLock { $0[path]?.bytesSent += piece.count }
+            }
+            context.eventLoop.scheduleTask(in: delay) {
+                let (handler, context) = bound.value
+                handler.stream(path: path, next: Data(), left: left - piece.count, chunk: chunk, delay: delay, context: context)
             }
         }
 
         private func trickle(_ rest: Data.SubSequence, chunk: Int, delay: TimeAmount, context: ChannelHandlerContext) {
+            guard context.channel.isActive else { return }
             guard !rest.isEmpty else {
                 context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
                 return

@@ -1,0 +1,59 @@
+/// Which sources the pipeline may fetch: the defence against server-side request forgery for a server that
+/// fetches URLs its clients name. Checked whenever the origin is contacted, on the source and on every redirect
+/// hop: the scheme (http and https only; files only with `allowLoopback`), the URL prefixes, and the address
+/// actually connected to, after DNS resolution (so neither a redirect nor DNS rebinding reaches a refused
+/// address). A refused source makes no connection: `PipelineError.sourceRefused`.
+///
+/// The default allows everything (the CLI's behaviour); a public server sets `allowLoopback` and
+/// `allowPrivate` to false.
+public struct SourcePolicy: Sendable, Equatable {
+    /// URL prefixes a source must start with (empty: any). Matched on the normalised URL, by scheme, host and
+    /// port exactly and path by prefix: end a path prefix with `/` unless `/img` should also allow `/img2`.
+    public var allowedPrefixes: [String]
+    /// Loopback (127/8, ::1), the unspecified address (0/8, ::) and local files.
+    public var allowLoopback: Bool
+    /// Every other non-public address: private (10/8, 172.16/12, 192.168/16, fc00::/7), shared (100.64/10),
+    /// link-local (169.254/16, fe80::/10), multicast, broadcast and reserved ranges.
+    public var allowPrivate: Bool
+
+    public init(allowedPrefixes: [String] = [], allowLoopback: Bool = true, allowPrivate: Bool = true) {
+        self.allowedPrefixes = allowedPrefixes
+        self.allowLoopback = allowLoopback
+        self.allowPrivate = allowPrivate
+    }
+
+    /// Any source, any address: thumbcache's CLI.
+    public static let unrestricted = SourcePolicy()
+
+    /// Whether addresses are checked at all (else the HTTP client resolves names itself, as it always did).
+    var checksAddresses: Bool { !allowLoopback || !allowPrivate }
+
+    /// Why `address` is refused ("a loopback address"), or nil when it is allowed.
+    func refusal(of address: IPAddress) -> String? {
+        switch address.kind {
+        case .global: nil
+        case .loopback, .unspecified: allowLoopback ? nil : address.kind.phrase
+        default: allowPrivate ? nil : address.kind.phrase
+        }
+    }
+
+    /// Why the http(s) URL `location` is refused by the prefixes, or nil.
+    func refusal(of location: HTTPLocation) -> String? {
+        guard !allowedPrefixes.isEmpty else { return nil }
+        let allowed = allowedPrefixes.contains { prefix in
+            // An unparsable prefix allows nothing.
+            guard let prefix = try? HTTPLocation(prefix) else { return false }
+            return prefix.sameOrigin(as: location) && location.pathAndQuery.hasPrefix(prefix.pathAndQuery)
+        }
+        return allowed ? nil : "\(location) is not under an allowed source prefix"
+    }
+
+    /// Why the local file `path` (normalised `file://` URL `normalized`) is refused, or nil.
+    func refusal(ofFile normalized: String) -> String? {
+        guard allowLoopback else { return "local files are not allowed sources" }
+        guard allowedPrefixes.isEmpty || allowedPrefixes.contains(where: { normalized.hasPrefix($0) }) else {
+            return "\(normalized) is not under an allowed source prefix"
+        }
+        return nil
+    }
+}
