@@ -16,7 +16,11 @@
 #   PID_FILE            pid file; relative paths are under nginx's -p prefix (SCOPE=main) [nginx.pid]
 #   ERROR_LOG           error log (SCOPE=main) [logs/error.log]
 #   TEMP_DIR            directory for nginx's temporary files (SCOPE=main) [tmp]
-#   ACCESS_LOG          access log path, or off [off]
+#   ACCESS_LOG          access log path, or off [off]. Tab-separated: time, status, method, path, hash key,
+#                       node(s) tried ("A, B" after a failover), their status(es), X-Thumbcache, bytes sent,
+#                       request time, node time(s), proxy_cache status; tab-separated fields: time, status, method, path,
+#                       hash key, node(s) tried ("A, B" after a failover), node status, X-Thumbcache,
+#                       bytes sent, request time, node time, proxy_cache status
 #   MAX_FAILS           failed attempts within FAIL_TIMEOUT that mark a node down [1]
 #   FAIL_TIMEOUT        how long a failed node is skipped, and the window for MAX_FAILS [10s]
 #   CONNECT_TIMEOUT     connecting to a node [2s]
@@ -85,8 +89,17 @@ else
 fi
 
 {
+  if [ "$ACCESS_LOG" = off ]; then
+    echo "access_log off;"
+  else
+    cat <<CONF
+# One line per request, tab-separated; \$thumb_source and the last node of \$upstream_addr are the
+# placement observed (scripts/simulate-cluster.py check).
+log_format thumbcache_nodes "\$msec\\t\$status\\t\$request_method\\t\$uri\\t\$thumb_source\\t\$upstream_addr\\t\$upstream_status\\t\$upstream_http_x_thumbcache\\t\$body_bytes_sent\\t\$request_time\\t\$upstream_response_time\\t\$upstream_cache_status";
+access_log $ACCESS_LOG thumbcache_nodes;
+CONF
+  fi
   cat <<CONF
-access_log $ACCESS_LOG;
 
 # The consistent-hash key: the <source> segment of /<signature>/<size>/<fit>/<source>[.<format>] and of
 # POST /admin/purge/<source>, without the format extension (base64url has no '.'), so all variants of a

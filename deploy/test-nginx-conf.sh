@@ -8,6 +8,7 @@
 #   4. with one upstream killed, its sources go to the next node on the ring (as predicted) and no other
 #      source moves; /healthz still answers.
 # Loopback only, a bounded number of requests (about 1,500), about 5 s. Needs nginx and python3.
+# TEST_NODES=N TEST_SOURCES=M run the same checks with N upstreams and M sources.
 # Ends with one line: "nginx-conf tests: N passed, N failed".
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,6 +18,9 @@ exec python3 - "$nginx_bin" <<'PY'
 import base64, http.client, json, os, random, shutil, signal, socket, subprocess, sys, tempfile, time
 
 NGINX = sys.argv[1]
+# TEST_NODES / TEST_SOURCES widen the placement check for a one-off run (defaults 3 and 300).
+NODE_COUNT = int(os.environ.get("TEST_NODES", "3"))
+SOURCE_COUNT = int(os.environ.get("TEST_SOURCES", "300"))
 HOST = "127.0.0.1"
 passed, failed = 0, 0
 
@@ -138,15 +142,15 @@ def predict(nodes, keys, down=()):
     return dict(line.split("\t") for line in out.stdout.splitlines())
 
 try:
-    lb_port, cache_port, *up_ports = free_ports(5)
-    names = ["up1", "up2", "up3"]
+    lb_port, cache_port, *up_ports = free_ports(2 + NODE_COUNT)
+    names = [f"up{i + 1}" for i in range(NODE_COUNT)]
     nodes = [f"{HOST}:{p}" for p in up_ports]
     by_node = dict(zip(nodes, names))
     for name, port in zip(names, up_ports):
         start_upstream(name, port)
     for port in up_ports:
         assert wait_for(port), "an upstream did not start"
-    start_nginx("plain", lb_port, nodes, {})
+    start_nginx("plain", lb_port, nodes, {"ACCESS_LOG": "logs/access.log"})
     lb = Client(lb_port)
 
     # 1. All variants of a source, and its purge, reach one upstream.
@@ -174,12 +178,12 @@ try:
                 for src in variant_sources if src in path and owners[src] != name)
     check(stray == 0, f"the upstreams' own logs agree: {stray} requests for those sources elsewhere")
 
-    # 2. 300 distinct sources spread over all three, as ketama predicts.
-    keys = [source(i) for i in range(300)]
+    # 2. Distinct sources spread over all nodes, as ketama predicts.
+    keys = [source(i) for i in range(SOURCE_COUNT)]
     observed = {k: lb.request("GET", f"/unsafe/256/contain/{k}")[1] for k in keys}
     split = {name: sum(1 for v in observed.values() if v == name) for name in names}
-    check(all(split[name] > 0 for name in names) and sum(split.values()) == 300,
-          "300 sources over 3 upstreams: " + ", ".join(f"{n} {split[n]}" for n in names))
+    check(all(split[name] > 0 for name in names) and sum(split.values()) == SOURCE_COUNT,
+          f"{SOURCE_COUNT} sources over {NODE_COUNT} upstreams: " + ", ".join(f"{n} {split[n]}" for n in names))
     obs_file = os.path.join(work, "placement.tsv")
     with open(obs_file, "w") as out:
         for k, name in observed.items():
@@ -188,7 +192,12 @@ try:
     cmp = subprocess.run([sys.executable, "scripts/simulate-cluster.py", "check", "--nodes", aliases, obs_file],
                          capture_output=True, text=True)
     print("     " + cmp.stdout.strip().replace("\n", "\n     "))
-    check(cmp.returncode == 0, "nginx's placement of the 300 sources matches scripts/simulate-cluster.py 100%")
+    check(cmp.returncode == 0, f"nginx's placement of the {SOURCE_COUNT} sources matches scripts/simulate-cluster.py 100%")
+    access_log = os.path.join(work, "plain", "logs", "access.log")
+    cmp = subprocess.run([sys.executable, "scripts/simulate-cluster.py", "check", "--nodes", ",".join(nodes), access_log],
+                         capture_output=True, text=True)
+    print("     " + cmp.stdout.strip().replace("\n", "\n     "))
+    check(cmp.returncode == 0, "the access log's key and node columns give the same placement (every request so far)")
 
     # 3. proxy_cache: Accept normalised into the key.
     start_nginx("cache", cache_port, nodes, {"PROXY_CACHE": "on"})
@@ -230,9 +239,9 @@ try:
     moved_others = sum(1 for k in keys if observed[k] != victim and after[k] != observed[k])
     orphans = [k for k in keys if observed[k] == victim]
     check(errors == 0 and all(after[k] not in (victim, "") for k in orphans),
-          f"{victim} killed: all 300 requests succeed; its {len(orphans)} sources went to " +
+          f"{victim} killed: all {SOURCE_COUNT} requests succeed; its {len(orphans)} sources went to " +
           ", ".join(f"{n} {sum(1 for k in orphans if after[k] == n)}" for n in names if n != victim))
-    check(moved_others == 0, f"sources of the live upstreams that moved: {moved_others} (of {300 - len(orphans)})")
+    check(moved_others == 0, f"sources of the live upstreams that moved: {moved_others} (of {SOURCE_COUNT - len(orphans)})")
     expected = predict(nodes, orphans, down=[victim_node])
     check(all(by_node[expected[k]] == after[k] for k in orphans),
           "each orphan went to the next live node on the ring, as the model with --down predicts")

@@ -15,8 +15,9 @@ evicted until the total fits the budget (DiskLruCache.trimToSize). The in-memory
 Commands:
   simulate   (default) Zipf (s = 1) workload; hit ratio, origin bytes and load per node for 1, 3, 10 nodes
   place      reads keys (one per line) on stdin, prints "key<TAB>node" as nginx would place them
-  check      compares observed placements ("source<TAB>node" lines: node as listed in nginx's upstream, or a
-             name given with --nodes NAME=HOST:PORT) with the prediction; exit 1 on any mismatch
+  check      compares observed placements with the prediction; exit 1 on any mismatch. Reads "source<TAB>node"
+             lines (node as listed in nginx's upstream, or a name given with --nodes NAME=HOST:PORT) or
+             the access log of deploy/nginx-conf.sh (ACCESS_LOG=...), which logs the key and the node
   replay     replays a real run's request log through the model and compares node and hit/miss per request
 
 Standard library only. Deterministic for a given --seed.
@@ -332,6 +333,11 @@ def run_check(args):
     with (sys.stdin if args.observations == "-" else open(args.observations, encoding="utf-8")) as handle:
         for line in handle:
             fields = line.rstrip("\n").split("\t")
+            if len(fields) >= 12:  # a line of deploy/nginx-conf.sh's access log
+                uri, key, tried = fields[3], fields[4], fields[5]
+                if key == uri or tried == "-":
+                    continue  # not a thumbnail or purge path, or answered without a node
+                fields = [key, tried.split(", ")[-1]]  # the node that answered, after any failover
             if len(fields) < 2 or not fields[0] or fields[0].startswith("#"):
                 continue
             source, observed = fields[0], alias.get(fields[1], fields[1])
@@ -424,7 +430,7 @@ def main():
                        help="the upstream's servers in config order, comma-separated (NAME=HOST:PORT allowed)")
         p.add_argument("--down", action="append", default=[], help="a node that is down (repeatable)")
         if name == "check":
-            p.add_argument("observations", help="file of source<TAB>node lines, or - for stdin")
+            p.add_argument("observations", help="source<TAB>node lines or nginx's access log; - for stdin")
 
     rp = sub.add_parser("replay", help="compare a real run's request log with the model")
     rp.add_argument("--nodes", required=True, type=lambda t: t.split(","))
