@@ -200,6 +200,7 @@ def simulate(args, catalog, requests, nodes, balancing):
     keys = {}
     disks = [DiskLruModel(budget) for _ in range(nodes)]
     per_node_requests = [0] * nodes
+    per_node_renders = [0] * nodes
     rng = random.Random(args.seed + 1)
     counted = hits = renders = origin_bytes = thumbnail_bytes_served = 0
     warmup = int(len(requests) * args.warmup)
@@ -219,6 +220,7 @@ def simulate(args, catalog, requests, nodes, balancing):
                 disk.grow(source, entry, thumb, variant)
                 if measuring:
                     renders += 1
+                    per_node_renders[index] += 1
             if measuring:
                 hits += 1
         else:
@@ -227,6 +229,7 @@ def simulate(args, catalog, requests, nodes, balancing):
             if measuring:
                 origin_bytes += original
                 renders += 1
+                per_node_renders[index] += 1
         if measuring:
             counted += 1
             per_node_requests[index] += 1
@@ -240,6 +243,7 @@ def simulate(args, catalog, requests, nodes, balancing):
         "stored_bytes": sum(d.size for d in disks),
         "entries": sum(len(d.entries) for d in disks),
         "load": per_node_requests,
+        "render_load": per_node_renders,
     }
 
 
@@ -281,19 +285,29 @@ def run_simulate(args):
           f"requested {args.size_mix[0]}:{args.size_mix[1]}")
     print(f"all sources with both thumbnails: {human(catalog_bytes)}; disk budget per node: {human(args.budget)}")
     print()
-    header = "| nodes | balancing | disk in total | hit ratio | origin bytes | origin bytes per request | renders | busiest node / mean |"
-    print(header)
-    print("|---:|---|---:|---:|---:|---:|---:|---:|")
+    warm = int(args.requests * args.warmup)
+    seen = {s for s, _ in requests[:warm]}
+    first_uses = 0
+    for s, _ in requests[warm:]:
+        if s not in seen:
+            seen.add(s)
+            first_uses += 1
+    print(f"ceiling (a disk that never evicts): hit ratio {1 - first_uses / (args.requests - warm):.1%}")
+    print()
+    print("| nodes | balancing | disk in total | hit ratio | origin bytes | origin bytes per request | renders "
+          "| busiest node: requests / mean | busiest node: renders / mean |")
+    print("|---:|---|---:|---:|---:|---:|---:|---:|---:|")
     rows = []
     for nodes in args.nodes:
         for balancing in (["hash"] + (["random", "pooled"] if args.baselines and nodes > 1 else [])):
             r = simulate(args, catalog, requests, nodes, balancing)
             rows.append(r)
             busiest = max(r["load"]) / (r["requests"] / len(r["load"]))
+            busiest_renders = max(r["render_load"]) / (r["renders"] / len(r["render_load"]))
             label = {"hash": "ketama", "random": "random (no hash)", "pooled": "one disk of the same total"}[balancing]
             print(f"| {nodes} | {label} | {human(args.budget * nodes)} "
                   f"| {r['hit_ratio']:.1%} | {human(r['origin_bytes'])} | {human(r['origin_bytes'] / r['requests'])} "
-                  f"| {r['renders']:,} | {busiest:.2f} |")
+                  f"| {r['renders']:,} | " + ("— | — |" if balancing == "pooled" else f"{busiest:.2f} | {busiest_renders:.2f} |"))
             sys.stdout.flush()
     return rows
 
