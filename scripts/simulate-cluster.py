@@ -75,6 +75,15 @@ class Ring:
         self.hashes = hashes
         self.owners = owners
 
+    def shares(self):
+        """Each server's fraction of the 32-bit hash space (the keys it owns, on average)."""
+        share = [0] * len(self.servers)
+        previous = self.hashes[-1] - 2**32
+        for h, owner in zip(self.hashes, self.owners):
+            share[owner] += h - previous  # a point owns the keys from the previous point (exclusive) up to it
+            previous = h
+        return [x / 2**32 for x in share]
+
     def node_index(self, key, down=()):
         """Index of the server that serves `key`; servers in `down` (indices) are skipped as nginx skips
         failed peers. None when all are down."""
@@ -235,6 +244,7 @@ def simulate(args, catalog, requests, nodes, balancing):
             per_node_requests[index] += 1
             thumbnail_bytes_served += thumb
     return {
+        "key_space": ring.shares(),
         "requests": counted,
         "hit_ratio": hits / counted,
         "origin_bytes": origin_bytes,
@@ -295,19 +305,21 @@ def run_simulate(args):
     print(f"ceiling (a disk that never evicts): hit ratio {1 - first_uses / (args.requests - warm):.1%}")
     print()
     print("| nodes | balancing | disk in total | hit ratio | origin bytes | origin bytes per request | renders "
-          "| busiest node: requests / mean | busiest node: renders / mean |")
-    print("|---:|---|---:|---:|---:|---:|---:|---:|---:|")
+          "| busiest node: key space / mean | requests / mean | renders / mean |")
+    print("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     rows = []
     for nodes in args.nodes:
         for balancing in (["hash"] + (["random", "pooled"] if args.baselines and nodes > 1 else [])):
             r = simulate(args, catalog, requests, nodes, balancing)
             rows.append(r)
+            busiest_keys = max(r["key_space"]) * len(r["key_space"])
             busiest = max(r["load"]) / (r["requests"] / len(r["load"]))
             busiest_renders = max(r["render_load"]) / (r["renders"] / len(r["render_load"]))
             label = {"hash": "ketama", "random": "random (no hash)", "pooled": "one disk of the same total"}[balancing]
             print(f"| {nodes} | {label} | {human(args.budget * nodes)} "
                   f"| {r['hit_ratio']:.1%} | {human(r['origin_bytes'])} | {human(r['origin_bytes'] / r['requests'])} "
-                  f"| {r['renders']:,} | " + ("— | — |" if balancing == "pooled" else f"{busiest:.2f} | {busiest_renders:.2f} |"))
+                  f"| {r['renders']:,} | " + ("— | — | — |" if balancing == "pooled" else
+                                             f"{busiest_keys if balancing == 'hash' else 1:.2f} | {busiest:.2f} | {busiest_renders:.2f} |"))
             sys.stdout.flush()
     return rows
 
