@@ -7,7 +7,7 @@
 #   3. with PROXY_CACHE=on, Accept is normalised into the cache key (avif|webp|other; "fixed" with a .format);
 #   4. with one upstream killed, its sources go to the next node on the ring (as predicted) and no other
 #      source moves; /healthz still answers.
-# Loopback only, a bounded number of requests (about 1,500), about 5 s. Needs nginx and python3.
+# Loopback only, a bounded number of requests (about 1,100), about 5 s. Needs nginx and python3.
 # TEST_NODES=N TEST_SOURCES=M run the same checks with N upstreams and M sources.
 # Ends with one line: "nginx-conf tests: N passed, N failed".
 set -euo pipefail
