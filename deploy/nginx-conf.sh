@@ -183,6 +183,11 @@ CONF
         proxy_pass http://thumbcache_any;
     }
 
+    # Each node's metrics describe that node: scrape the nodes directly, not one at random through here.
+    location = /metrics {
+        return 404;
+    }
+
     # Purges go to the node that owns the source (same key). Without non_idempotent a purge already sent to
     # a node is not repeated on another one; one that could not connect goes to the next node on the ring,
     # the node that served the source meanwhile.

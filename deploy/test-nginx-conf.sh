@@ -47,6 +47,7 @@ import json, sys
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 name, port = sys.argv[1], int(sys.argv[2])
 seen = []
+connections = set()
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     disable_nagle_algorithm = True  # headers and body are separate writes: avoid the 40 ms delayed-ACK stall
@@ -68,8 +69,9 @@ class Handler(BaseHTTPRequestHandler):
         if length:
             self.rfile.read(length)
         if self.path == "/__log":
-            return self.answer(json.dumps(seen))
+            return self.answer(json.dumps({"requests": seen, "connections": len(connections)}))
         seen.append([self.command, self.path])
+        connections.add(self.client_address)
         self.answer("ok" if self.path == "/healthz" else name)
     do_GET = do_HEAD = do_POST = handle_any
 ThreadingHTTPServer(("127.0.0.1", port), Handler).serve_forever()
@@ -128,7 +130,7 @@ class Client:
 
 def upstream_log(port):
     status, body, _ = Client(port).request("GET", "/__log")
-    return json.loads(body)
+    return json.loads(body)  # {"requests": [[method, path], ...], "connections": count}
 
 def source(i):
     url = f"https://origin.example/photos/{i:05d}.jpg"
@@ -141,7 +143,23 @@ def predict(nodes, keys, down=()):
     out = subprocess.run([sys.executable, *args], input="\n".join(keys) + "\n", capture_output=True, text=True, check=True)
     return dict(line.split("\t") for line in out.stdout.splitlines())
 
+def generator_checks():
+    bad = subprocess.run(["deploy/nginx-conf.sh", "127.0.0.1:8081", "a b"], capture_output=True, text=True)
+    check(bad.returncode == 64 and "not HOST:PORT" in bad.stderr, "a malformed node is a usage error (exit 64)")
+    prefix = os.path.join(work, "http-scope")
+    os.makedirs(os.path.join(prefix, "logs"))
+    with open(os.path.join(prefix, "thumbcache.conf"), "w") as out:
+        subprocess.run(["deploy/nginx-conf.sh", "127.0.0.1:8081", "[::1]:8082", "unix:/run/thumbcache.sock"],
+                       env=dict(os.environ, SCOPE="http", PROXY_CACHE="on", CACHE_DIR=os.path.join(prefix, "cache")),
+                       stdout=out, check=True)
+    with open(os.path.join(prefix, "nginx.conf"), "w") as out:  # how Debian's nginx.conf includes conf.d/
+        out.write(f"pid nginx.pid; events {{}} http {{ include {prefix}/thumbcache.conf; }}\n")
+    test = subprocess.run([NGINX, "-t", "-q", "-p", prefix, "-e", "logs/error.log", "-c", os.path.join(prefix, "nginx.conf")],
+                          capture_output=True, text=True)
+    check(test.returncode == 0, f"SCOPE=http with the cache, an IPv6 and a unix node passes nginx -t inside http {{}} {test.stderr.strip()}")
+
 try:
+    generator_checks()
     lb_port, cache_port, *up_ports = free_ports(2 + NODE_COUNT)
     names = [f"up{i + 1}" for i in range(NODE_COUNT)]
     nodes = [f"{HOST}:{p}" for p in up_ports]
@@ -174,9 +192,12 @@ try:
           f"%-encoded with //, purge): each source on one upstream "
           f"({', '.join(f'{n} {list(owners.values()).count(n)}' for n in names)})")
     logs = {by_node[n]: upstream_log(p) for n, p in zip(nodes, up_ports)}
-    stray = sum(1 for name, entries in logs.items() for method, path in entries
+    stray = sum(1 for name, log in logs.items() for method, path in log["requests"]
                 for src in variant_sources if src in path and owners[src] != name)
     check(stray == 0, f"the upstreams' own logs agree: {stray} requests for those sources elsewhere")
+    requests = sum(len(log["requests"]) for log in logs.values())
+    connections = sum(log["connections"] for log in logs.values())
+    check(connections * 10 <= requests, f"keep-alive to the upstreams: {requests} requests over {connections} connections")
 
     # 2. Distinct sources spread over all nodes, as ketama predicts.
     keys = [source(i) for i in range(SOURCE_COUNT)]
@@ -249,6 +270,7 @@ try:
     check(purge_to == after[orphans[0]], f"a purge of an orphan reaches the node now serving it ({purge_to})")
     code, body, _ = lb.request("GET", "/healthz")
     check(code == 200 and body == "ok", "/healthz passes through to a live node")
+    check(lb.request("GET", "/metrics")[0] == 404, "/metrics is not served through the balancer")
 finally:
     for name, child in children.items():
         if child.poll() is None:
