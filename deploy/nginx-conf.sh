@@ -21,12 +21,16 @@
 #                       request time, node time(s), proxy_cache status; tab-separated fields: time, status, method, path,
 #                       hash key, node(s) tried ("A, B" after a failover), node status, X-Thumbcache,
 #                       bytes sent, request time, node time, proxy_cache status
-#   MAX_FAILS           failed attempts within FAIL_TIMEOUT that mark a node down [1]
+#   MAX_FAILS           failed attempts within FAIL_TIMEOUT that mark a node down; more than one, so a single
+#                       stray error does not move all of a node's sources for FAIL_TIMEOUT [3]
 #   FAIL_TIMEOUT        how long a failed node is skipped, and the window for MAX_FAILS [10s]
 #   CONNECT_TIMEOUT     connecting to a node [2s]
 #   READ_TIMEOUT        waiting for a node's response; keep it above the nodes' --timeout [30s]
 #   NEXT_UPSTREAM_TRIES nodes tried per request, 0 = all [3]
 #   KEEPALIVE           idle keep-alive connections to the nodes, per worker [32]
+#   KEEPALIVE_TIMEOUT   nginx closes an idle connection to a node after this; keep it below the nodes'
+#                       --header-timeout (10 s) so that nginx, not the node, closes it: a node closing one just
+#                       as nginx reuses it is an error that counts against MAX_FAILS [5s]
 #   PROXY_CACHE         on: an nginx proxy_cache in front of the nodes [off]
 #   CACHE_DIR           proxy_cache directory [/var/cache/nginx/thumbcache]
 #   CACHE_MAX_SIZE      proxy_cache bound [10g]
@@ -52,12 +56,13 @@ PID_FILE=${PID_FILE:-nginx.pid}
 ERROR_LOG=${ERROR_LOG:-logs/error.log}
 TEMP_DIR=${TEMP_DIR:-tmp}
 ACCESS_LOG=${ACCESS_LOG:-off}
-MAX_FAILS=${MAX_FAILS:-1}
+MAX_FAILS=${MAX_FAILS:-3}
 FAIL_TIMEOUT=${FAIL_TIMEOUT:-10s}
 CONNECT_TIMEOUT=${CONNECT_TIMEOUT:-2s}
 READ_TIMEOUT=${READ_TIMEOUT:-30s}
 NEXT_UPSTREAM_TRIES=${NEXT_UPSTREAM_TRIES:-3}
 KEEPALIVE=${KEEPALIVE:-32}
+KEEPALIVE_TIMEOUT=${KEEPALIVE_TIMEOUT:-5s}
 PROXY_CACHE=${PROXY_CACHE:-off}
 CACHE_DIR=${CACHE_DIR:-/var/cache/nginx/thumbcache}
 CACHE_MAX_SIZE=${CACHE_MAX_SIZE:-10g}
@@ -120,6 +125,7 @@ CONF
   done
   cat <<CONF
     keepalive $KEEPALIVE;         # after hash: the balancing method must come first
+    keepalive_timeout $KEEPALIVE_TIMEOUT;
 }
 
 # /healthz says whether any node is serving, so it is balanced round-robin, not by hash.
@@ -130,6 +136,7 @@ CONF
     echo "    server $node max_fails=$MAX_FAILS fail_timeout=$FAIL_TIMEOUT;"
   done
   echo "    keepalive 4;"
+  echo "    keepalive_timeout $KEEPALIVE_TIMEOUT;"
   echo "}"
   if [ "$PROXY_CACHE" = on ]; then
     cat <<CONF
