@@ -6,7 +6,7 @@
 #      scripts/simulate-cluster.py's ketama model predicts (nginx's placement, checked 300/300);
 #   3. with PROXY_CACHE=on, Accept is normalised into the cache key (avif|webp|other; "fixed" with a .format);
 #   4. with one upstream killed, its sources go to the next node on the ring (as predicted) and no other
-#      source moves; /healthz still answers.
+#      source moves; /healthz still answers; restarted, its sources come back to it.
 # Loopback only, a bounded number of requests (about 1,100), about 5 s. Needs nginx and python3.
 # TEST_NODES=N TEST_SOURCES=M run the same checks with N upstreams and M sources.
 # Ends with one line: "nginx-conf tests: N passed, N failed".
@@ -20,6 +20,7 @@ import base64, http.client, json, os, random, shutil, signal, socket, subprocess
 NGINX = sys.argv[1]
 # TEST_NODES / TEST_SOURCES widen the placement check for a one-off run (defaults 3 and 300).
 NODE_COUNT = int(os.environ.get("TEST_NODES", "3"))
+FAIL_TIMEOUT = 2  # seconds a failed upstream is skipped (short, so the restart check waits little)
 SOURCE_COUNT = int(os.environ.get("TEST_SOURCES", "300"))
 HOST = "127.0.0.1"
 passed, failed = 0, 0
@@ -168,7 +169,7 @@ try:
         start_upstream(name, port)
     for port in up_ports:
         assert wait_for(port), "an upstream did not start"
-    start_nginx("plain", lb_port, nodes, {"ACCESS_LOG": "logs/access.log"})
+    start_nginx("plain", lb_port, nodes, {"ACCESS_LOG": "logs/access.log", "FAIL_TIMEOUT": f"{FAIL_TIMEOUT}s"})
     lb = Client(lb_port)
 
     # 1. All variants of a source, and its purge, reach one upstream.
@@ -270,6 +271,13 @@ try:
     check(purge_to == after[orphans[0]], f"a purge of an orphan reaches the node now serving it ({purge_to})")
     code, body, _ = lb.request("GET", "/healthz")
     check(code == 200 and body == "ok", "/healthz passes through to a live node")
+
+    # 5. Restarted, after FAIL_TIMEOUT its sources come back to it.
+    start_upstream(victim, int(victim_node.rsplit(":", 1)[1]))
+    assert wait_for(int(victim_node.rsplit(":", 1)[1]))
+    time.sleep(FAIL_TIMEOUT + 0.5)
+    back = sum(1 for k in orphans if lb.request("GET", f"/unsafe/256/contain/{k}")[1] == victim)
+    check(back == len(orphans), f"{victim} restarted: after FAIL_TIMEOUT ({FAIL_TIMEOUT} s) {back} of its {len(orphans)} sources are back on it")
     check(lb.request("GET", "/metrics")[0] == 404, "/metrics is not served through the balancer")
 finally:
     for name, child in children.items():
