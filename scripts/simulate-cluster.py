@@ -340,10 +340,17 @@ def node_names(specs):
     return servers, alias
 
 
+def down_indices(servers, alias, names):
+    unknown = [d for d in names if d not in alias]
+    if unknown:
+        sys.exit(f"--down {unknown[0]}: not one of the --nodes")
+    return {servers.index(alias[d]) for d in names}
+
+
 def run_place(args):
     servers, alias = node_names(args.nodes)
     ring = Ring(servers)
-    down = {servers.index(alias[d]) for d in args.down}
+    down = down_indices(servers, alias, args.down)
     for line in sys.stdin:
         key = line.strip()
         if key:
@@ -353,7 +360,7 @@ def run_place(args):
 def run_check(args):
     servers, alias = node_names(args.nodes)
     ring = Ring(servers)
-    down = {servers.index(alias[d]) for d in args.down}
+    down = down_indices(servers, alias, args.down)
     total = matched = 0
     mismatches = []
     with (sys.stdin if args.observations == "-" else open(args.observations, encoding="utf-8")) as handle:
@@ -399,7 +406,8 @@ def run_replay(args):
         f = line.rstrip("\n").split("\t")
         if len(f) < len(header):
             continue
-        source, observed = f[col["source"]], alias.get(f[col["node"]], f[col["node"]])
+        node = f[col["node"]].split(", ")[-1]  # nginx's $upstream_addr lists every node tried
+        source, observed = f[col["source"]], alias.get(node, node)
         predicted = ring.node(source)
         disk = disks[predicted]
         entry = disk.lookup(source)
@@ -425,7 +433,7 @@ def run_replay(args):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+    parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command")
 
