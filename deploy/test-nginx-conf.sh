@@ -3,11 +3,12 @@
 # and logs what it got) and nginx from the generated config, all on 127.0.0.1. Checks that
 #   1. every size, fit, format and signature of a source, and its purge, reach one upstream;
 #   2. 300 distinct sources spread over all three (the split is printed), exactly as
-#      scripts/simulate-cluster.py's ketama model predicts (nginx's placement, checked 300/300);
+#      scripts/simulate-cluster.py's ketama model predicts (nginx's placement, checked 300/300), and the
+#      access log gives the same placement and replays through simulate-cluster.py replay;
 #   3. with PROXY_CACHE=on, Accept is normalised into the cache key (avif|webp|other; "fixed" with a .format);
 #   4. with one upstream killed, its sources go to the next node on the ring (as predicted) and no other
 #      source moves; /healthz still answers; restarted, its sources come back to it.
-# Loopback only, a bounded number of requests (about 1,100), about 5 s. Needs nginx and python3.
+# Loopback only, a bounded number of requests (about 1,250), 5-7 s. Needs nginx and python3.
 # TEST_NODES=N TEST_SOURCES=M run the same checks with N upstreams and M sources.
 # Ends with one line: "nginx-conf tests: N passed, N failed".
 set -euo pipefail
@@ -49,6 +50,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 name, port = sys.argv[1], int(sys.argv[2])
 seen = []
 connections = set()
+stored = set()  # sources "cached" here: X-Thumbcache says network the first time, disk after
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     disable_nagle_algorithm = True  # headers and body are separate writes: avoid the 40 ms delayed-ACK stall
@@ -62,6 +64,11 @@ class Handler(BaseHTTPRequestHandler):
         self.send_header("Vary", "Accept")
         self.send_header("X-Accept-Seen", self.headers.get("Accept", ""))
         self.send_header("X-Upstream-Name", name)
+        parts = self.path.split("/")
+        if len(parts) == 5 and self.command in ("GET", "HEAD"):
+            source = parts[4].split(".")[0]
+            self.send_header("X-Thumbcache", "disk" if source in stored else "network")
+            stored.add(source)
         self.end_headers()
         if self.command != "HEAD":
             self.wfile.write(data)
@@ -220,6 +227,16 @@ try:
                          capture_output=True, text=True)
     print("     " + cmp.stdout.strip().replace("\n", "\n     "))
     check(cmp.returncode == 0, "the access log's key and node columns give the same placement (every request so far)")
+    origin = os.path.join(work, "origin")  # the files the sources name, for the original sizes
+    os.makedirs(os.path.join(origin, "photos"))
+    for i in list(range(SOURCE_COUNT)) + list(range(90000, 90008)):
+        with open(os.path.join(origin, "photos", f"{i:05d}.jpg"), "wb") as out:
+            out.truncate(1000 + 37 * i % 5000)
+    cmp = subprocess.run([sys.executable, "scripts/simulate-cluster.py", "replay", "--nodes", ",".join(nodes),
+                          "--budget", "1GB", "--origin-root", origin, access_log], capture_output=True, text=True)
+    print("     " + cmp.stdout.strip().replace("\n", "\n     ") + cmp.stderr.strip())
+    check(cmp.returncode == 0 and cmp.stdout.count("(100.0%)") == 2,
+          "replay of the access log: every request on the predicted node, every hit/miss as modelled")
 
     # 3. proxy_cache: Accept normalised into the key.
     start_nginx("cache", cache_port, nodes, {"PROXY_CACHE": "on"})

@@ -25,6 +25,7 @@ Standard library only. Deterministic for a given --seed.
 import argparse
 import bisect
 import collections
+import itertools
 import math
 import os
 import random
@@ -387,37 +388,75 @@ def run_check(args):
     return 0 if total and matched == total else 1
 
 
+def path_variant(uri):
+    """"<size>/<fit>[/<format>]" of /<signature>/<size>/<fit>/<source>[.<format>]."""
+    parts = uri.split("/")
+    last = parts[-1]
+    return "/".join(parts[2:4] + ([last.rsplit(".", 1)[1]] if "." in last else []))
+
+
+def trace_rows(handle, origin_root):
+    """The requests of a real run, in order, as dicts with source, node, served, original_bytes,
+    thumbnail_bytes and variant. Reads either a TSV with a header naming those columns, or the access log
+    of deploy/nginx-conf.sh (ACCESS_LOG=...), whose original sizes come from the files under origin_root
+    (the origin's document root: the source URL's path is looked up there)."""
+    import base64
+    import urllib.parse
+    first = handle.readline().rstrip("\n").split("\t")
+    if len(first) >= 12 and first[0].replace(".", "").isdigit():  # an access log line, not a header
+        if not origin_root:
+            sys.exit("replay: an nginx access log needs --origin-root (where the origin's files are)")
+        sizes = {}
+        for f in itertools.chain([first], (line.rstrip("\n").split("\t") for line in handle)):
+            if len(f) < 12:
+                continue
+            status, method, uri, key, tried, served, sent = f[1], f[2], f[3], f[4], f[5], f[7], f[8]
+            if key == uri or tried == "-" or method not in ("GET", "HEAD") or status not in ("200", "304"):
+                continue  # not a thumbnail, an error, or answered without a node
+            if key not in sizes:
+                url = base64.urlsafe_b64decode(key + "=" * (-len(key) % 4)).decode("utf-8", "replace")
+                path = os.path.join(origin_root, urllib.parse.unquote(urllib.parse.urlsplit(url).path).lstrip("/"))
+                try:
+                    sizes[key] = os.path.getsize(path)
+                except OSError:
+                    sys.exit(f"replay: no file {path} for the source {url}")
+            yield {"source": key, "node": tried, "served": served, "original_bytes": sizes[key],
+                   "thumbnail_bytes": int(sent), "variant": path_variant(uri)}
+        return
+    col = {name: i for i, name in enumerate(first)}
+    missing = {"source", "node", "served", "original_bytes", "thumbnail_bytes", "variant"} - set(col)
+    if missing:
+        sys.exit(f"replay: the trace header lacks {', '.join(sorted(missing))}")
+    for line in handle:
+        f = line.rstrip("\n").split("\t")
+        if len(f) >= len(first):
+            row = {name: f[i] for name, i in col.items()}
+            row["original_bytes"], row["thumbnail_bytes"] = int(row["original_bytes"]), int(row["thumbnail_bytes"])
+            yield row
+
+
 def run_replay(args):
-    """Replays a real run: TSV lines in request order, with a header naming at least
-    source, node, served, original_bytes, thumbnail_bytes, variant (e.g. 256/contain/jpeg).
-    served is the node's X-Thumbcache value: network counts as a miss, anything else
-    (memory, disk, revalidated, stale) as a hit on an existing entry. Compares per request."""
+    """Replays a real run through the model and compares, request by request, the node and whether the
+    source was already on it. served is the node's X-Thumbcache value: network counts as a miss, anything
+    else (memory, disk, revalidated, stale) as a hit on an existing entry."""
     servers, alias = node_names(args.nodes)
     ring = Ring(servers)
     disks = {server: DiskLruModel(args.budget) for server in servers}
     handle = sys.stdin if args.trace == "-" else open(args.trace, encoding="utf-8")
-    header = handle.readline().rstrip("\n").split("\t")
-    col = {name: i for i, name in enumerate(header)}
-    missing = {"source", "node", "served", "original_bytes", "thumbnail_bytes", "variant"} - set(col)
-    if missing:
-        sys.exit(f"replay: the trace header lacks {', '.join(sorted(missing))}")
     total = node_agree = outcome_agree = real_hits = model_hits = 0
-    for line in handle:
-        f = line.rstrip("\n").split("\t")
-        if len(f) < len(header):
-            continue
-        node = f[col["node"]].split(", ")[-1]  # nginx's $upstream_addr lists every node tried
-        source, observed = f[col["source"]], alias.get(node, node)
+    for row in trace_rows(handle, args.origin_root):
+        node = row["node"].split(", ")[-1]  # nginx's $upstream_addr lists every node tried
+        source, observed = row["source"], alias.get(node, node)
         predicted = ring.node(source)
         disk = disks[predicted]
         entry = disk.lookup(source)
-        variant, thumb = f[col["variant"]], int(f[col["thumbnail_bytes"]])
+        variant, thumb = row["variant"], row["thumbnail_bytes"]
         model_hit = entry is not None
         if entry is None:
-            disk.insert(source, METADATA_BYTES + int(f[col["original_bytes"]]) + thumb, variant)
+            disk.insert(source, METADATA_BYTES + row["original_bytes"] + thumb, variant)
         elif variant not in entry[1]:
             disk.grow(source, entry, thumb, variant)
-        real_hit = f[col["served"]] != "network"
+        real_hit = row["served"] != "network"
         total += 1
         node_agree += predicted == observed
         outcome_agree += model_hit == real_hit
@@ -469,7 +508,9 @@ def main():
     rp = sub.add_parser("replay", help="compare a real run's request log with the model")
     rp.add_argument("--nodes", required=True, type=lambda t: t.split(","))
     rp.add_argument("--budget", type=parse_size, required=True, help="each node's --max-disk-size")
-    rp.add_argument("trace", help="TSV request log (see the replay docstring), or - for stdin")
+    rp.add_argument("--origin-root", help="with an nginx access log: the origin's document root, for original sizes")
+    rp.add_argument("trace", help="a TSV with a header (source, node, served, original_bytes, thumbnail_bytes, "
+                                  "variant) or nginx's access log; - for stdin")
 
     argv = sys.argv[1:]
     if not argv or argv[0] not in ("simulate", "place", "check", "replay", "-h", "--help"):
