@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Simulates a thumbcache cluster behind nginx `hash $thumb_source consistent` (issue 13, step 4).
 
-Placement is nginx's ketama exactly as ngx_http_upstream_hash_module.c builds it (1.22; unchanged since 1.7.2):
+Placement is nginx's ketama exactly as ngx_http_upstream_hash_module.c builds it (checked against Debian's 1.22.1):
 every server string of the upstream, as written in the config, is split into HOST and PORT at its last ':'
 (when only digits follow it); it gets weight x 160 points, point j = crc32(HOST "\\0" PORT prev), where prev
 is the previous point's hash as 4 little-endian bytes (0 for the first point). Points are sorted and equal
