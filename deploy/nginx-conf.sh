@@ -94,17 +94,10 @@ else
 fi
 
 {
-  if [ "$ACCESS_LOG" = off ]; then
-    echo "access_log off;"
-  else
-    cat <<CONF
-# One line per request, tab-separated; \$thumb_source and the last node of \$upstream_addr are the
-# placement observed (scripts/simulate-cluster.py check).
-log_format thumbcache_nodes "\$msec\\t\$status\\t\$request_method\\t\$uri\\t\$thumb_source\\t\$upstream_addr\\t\$upstream_status\\t\$upstream_http_x_thumbcache\\t\$body_bytes_sent\\t\$request_time\\t\$upstream_response_time\\t\$upstream_cache_status";
-access_log $ACCESS_LOG thumbcache_nodes;
-CONF
-  fi
   cat <<CONF
+# One line per request (ACCESS_LOG), tab-separated; \$thumb_source and the last node of \$upstream_addr
+# are the placement observed (scripts/simulate-cluster.py check).
+log_format thumbcache_nodes "\$msec\\t\$status\\t\$request_method\\t\$uri\\t\$thumb_source\\t\$upstream_addr\\t\$upstream_status\\t\$upstream_http_x_thumbcache\\t\$body_bytes_sent\\t\$request_time\\t\$upstream_response_time\\t\$upstream_cache_status";
 
 # The consistent-hash key: the <source> segment of /<signature>/<size>/<fit>/<source>[.<format>] and of
 # POST /admin/purge/<source>, without the format extension (base64url has no '.'), so all variants of a
@@ -166,6 +159,8 @@ CONF
 
 server {
     listen $LISTEN;
+    # In the server, not at http level: with SCOPE=http that would change every other site's log.
+    access_log $( [ "$ACCESS_LOG" = off ] && echo off || echo "$ACCESS_LOG thumbcache_nodes");
 
     proxy_http_version 1.1;
     proxy_set_header Connection "";          # keep-alive to the nodes
