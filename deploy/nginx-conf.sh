@@ -5,8 +5,9 @@
 #
 # Usage: deploy/nginx-conf.sh HOST:PORT [HOST:PORT...] > thumbcache-nginx.conf
 #        nginx -t -p PREFIX -c "$PWD/thumbcache-nginx.conf" && nginx -p PREFIX -c "$PWD/thumbcache-nginx.conf"
-# List the nodes in the same order, with the same spelling, on every balancer: nginx hashes the server
-# strings as written (ketama, 160 points per node), so "10.0.0.5:8080" and "node5:8080" place keys differently.
+# Give every balancer the same file: nginx hashes the server strings as written (ketama, 160 points per
+# node), so "10.0.0.5:8080" and "node5:8080" place sources differently. (Their order does not matter to
+# the placement, but one file everywhere is the simple way to be sure.)
 #
 # Settings (environment variables, default in brackets):
 #   LISTEN              address the balancer listens on [127.0.0.1:8080]
@@ -18,9 +19,7 @@
 #   TEMP_DIR            directory for nginx's temporary files (SCOPE=main) [tmp]
 #   ACCESS_LOG          access log path, or off [off]. Tab-separated: time, status, method, path, hash key,
 #                       node(s) tried ("A, B" after a failover), their status(es), X-Thumbcache, bytes sent,
-#                       request time, node time(s), proxy_cache status; tab-separated fields: time, status, method, path,
-#                       hash key, node(s) tried ("A, B" after a failover), node status, X-Thumbcache,
-#                       bytes sent, request time, node time, proxy_cache status
+#                       request time, node time(s), proxy_cache status
 #   MAX_FAILS           failed attempts within FAIL_TIMEOUT that mark a node down; more than one, so a single
 #                       stray error does not move all of a node's sources for FAIL_TIMEOUT [3]
 #   FAIL_TIMEOUT        how long a failed node is skipped, and the window for MAX_FAILS [10s]
