@@ -7,6 +7,7 @@ packages=(
   liblcms2-dev                    # ImageDecode: LittleCMS, embedded ICC profiles to sRGB
   default-jdk-headless            # Conformance: javac/java for the OkHttp driver
   libokhttp-java libokio-java     # Conformance: OkHttp 3.13's DiskLruCache, the reference implementation
+  nginx python3                   # deploy/test-nginx-conf.sh: the balancer config tried with the real nginx
 )
 missing=()
 for p in "${packages[@]}"; do
