@@ -14,7 +14,8 @@ struct tc_png_decoder {
     size_t size, offset;
     FILE *file;  // the source for read_from_file
     // The chunk structure of the bytes handed to libpng, followed as they pass (libpng reads in pieces of
-    // any size): it tells IDAT payload from the rest, to bound the image data read after the last row.
+    // any size): it tells IDAT payload from the rest, to bound the image data read after the last row, and
+    // sees each chunk's type before libpng handles it.
     struct {
         enum { PART_SIGNATURE, PART_HEADER, PART_DATA, PART_CRC } part;
         uint8_t header[8];
@@ -26,6 +27,7 @@ struct tc_png_decoder {
     uint64_t idat_limit;     // UINT64_MAX until the call that reads the last row
     uint64_t last_row_allowance;
     uint64_t rows_left;      // row calls (rows x passes) before the last one
+    int colour_chunks;       // iCCP and sRGB chunks seen
 };
 
 static const char truncated_message[] = "file ends before the image data is complete";
@@ -42,7 +44,16 @@ enum { CHUNK_MALLOC_MAX = 8000000 };
 // Ancillary chunks libpng may keep (sPLT, unknown): we keep none, but bound it in case a list changes.
 enum { CHUNK_CACHE_MAX = 32 };
 
-static void track(tc_png_decoder *decoder, const uint8_t *bytes, size_t length) {
+// libpng takes a second iCCP or sRGB chunk as a broken colour space and drops the profile it has, so a chunk
+// appended to a tagged image would turn its colours wrong: the first one counts, the others are skipped unread.
+static void on_chunk_header(png_structp png, tc_png_decoder *decoder, const uint8_t *type) {
+    static const png_byte colour_chunks[] = {'i', 'C', 'C', 'P', 0, 's', 'R', 'G', 'B', 0};
+    if (memcmp(type, "iCCP", 4) != 0 && memcmp(type, "sRGB", 4) != 0) return;
+    // Set before libpng looks up how to handle the chunk whose header it is reading.
+    if (decoder->colour_chunks++ == 1) png_set_keep_unknown_chunks(png, PNG_HANDLE_CHUNK_NEVER, colour_chunks, 2);
+}
+
+static void track(png_structp png, tc_png_decoder *decoder, const uint8_t *bytes, size_t length) {
     while (length > 0) {
         if (decoder->chunk.part == PART_HEADER) {
             size_t take = 8 - decoder->chunk.header_filled;
@@ -55,6 +66,7 @@ static void track(tc_png_decoder *decoder, const uint8_t *bytes, size_t length) 
             const uint8_t *h = decoder->chunk.header;
             decoder->chunk.remaining = (uint64_t)h[0] << 24 | (uint64_t)h[1] << 16 | (uint64_t)h[2] << 8 | h[3];
             decoder->chunk.is_idat = memcmp(h + 4, "IDAT", 4) == 0;
+            on_chunk_header(png, decoder, h + 4);
             decoder->chunk.part = PART_DATA;
             decoder->chunk.header_filled = 0;
             continue;
@@ -76,7 +88,7 @@ static void track(tc_png_decoder *decoder, const uint8_t *bytes, size_t length) 
 }
 
 static void delivered(png_structp png, tc_png_decoder *decoder, const uint8_t *bytes, size_t length) {
-    track(decoder, bytes, length);
+    track(png, decoder, bytes, length);
     if (decoder->idat_bytes > decoder->idat_limit) {
         decoder->failure = TC_CORRUPT;
         png_error(png, "compressed image data goes on past the end of the image (more than 1 KiB after the last "

@@ -33,8 +33,9 @@ struct PNGChunkBombTests {
 
     @Test func onlyTheFirstProfileIsUsed() throws {
         let clean = try Self.fixture()
-        // Profiles after the real one, each inflating to 8 MB: none may be inflated, none may replace it.
-        let extra = (0..<30).map { _ in CraftedPNG.iCCP(compressed: Self.eightMegabytes) }
+        // Profiles after the real one, each inflating to 8 MB, and an sRGB chunk: none may be inflated, none
+        // may replace it or make libpng drop it.
+        let extra = (0..<30).map { _ in CraftedPNG.iCCP(compressed: Self.eightMegabytes) } + [CraftedPNG.chunk("sRGB", [0])]
         let chunks = CraftedPNG.chunks(of: clean)
         var bombed = CraftedPNG.signature
         for (type, data) in chunks {
