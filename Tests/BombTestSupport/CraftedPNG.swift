@@ -53,9 +53,14 @@ public enum CraftedPNG {
 
     /// The zlib stream of `data` then `zeros` zero bytes (the zeros are streamed, never held).
     public static func deflate(_ data: [UInt8] = [], zeros: Int = 0) -> [UInt8] {
+        deflate(data, repeating: 0, count: zeros)
+    }
+
+    /// The zlib stream of `data` then `count` copies of `byte` (streamed, never held).
+    public static func deflate(_ data: [UInt8] = [], repeating byte: UInt8, count: Int) -> [UInt8] {
         var output: UnsafeMutablePointer<UInt8>?
         var length = 0
-        let ok = data.withUnsafeBufferPointer { tczt_deflate($0.baseAddress, $0.count, UInt64(zeros), &output, &length) }
+        let ok = data.withUnsafeBufferPointer { tczt_deflate($0.baseAddress, $0.count, byte, UInt64(count), &output, &length) }
         precondition(ok != 0, "zlib failed")
         defer { free(output) }
         return Array(UnsafeBufferPointer(start: output, count: length))
@@ -94,9 +99,9 @@ public enum CraftedPNG {
         return signature + chunk("IHDR", header) + before.joined() + chunk("IDAT", idat) + after.joined() + chunk("IEND", [])
     }
 
-    /// A zTXt chunk ("Comment", method 0) whose text inflates to `inflated` zero bytes, or holds `compressed`.
-    public static func zTXt(inflating inflated: Int, compressed: [UInt8]? = nil) -> [UInt8] {
-        chunk("zTXt", Array("Comment".utf8) + [0, 0] + (compressed ?? deflate(zeros: inflated)))
+    /// A zTXt chunk ("Comment", method 0) holding `compressed` text.
+    public static func zTXt(compressed: [UInt8]) -> [UInt8] {
+        chunk("zTXt", Array("Comment".utf8) + [0, 0] + compressed)
     }
 
     /// A compressed iTXt chunk (keyword, compression flag 1, method 0, empty language and translated keyword).

@@ -4,8 +4,10 @@
 #include <string.h>
 #include <zlib.h>
 
-int tczt_deflate(const uint8_t *data, size_t length, uint64_t zeros, uint8_t **out, size_t *out_length) {
-    static const uint8_t zero_block[1 << 16];
+int tczt_deflate(const uint8_t *data, size_t length, uint8_t fill, uint64_t repeats, uint8_t **out, size_t *out_length) {
+    uint8_t block[1 << 16];
+    memset(block, fill, sizeof block);
+    uint64_t left = repeats;
     z_stream stream;
     memset(&stream, 0, sizeof stream);
     if (deflateInit(&stream, 9) != Z_OK) return 0;
@@ -16,13 +18,13 @@ int tczt_deflate(const uint8_t *data, size_t length, uint64_t zeros, uint8_t **o
     stream.avail_in = (uInt)length;
     while (buffer && status != Z_STREAM_END) {
         if (stream.avail_in == 0) {
-            if (zeros > 0) {
-                uInt take = zeros < sizeof zero_block ? (uInt)zeros : (uInt)sizeof zero_block;
-                stream.next_in = (Bytef *)zero_block;
+            if (left > 0) {
+                uInt take = left < sizeof block ? (uInt)left : (uInt)sizeof block;
+                stream.next_in = (Bytef *)block;
                 stream.avail_in = take;
-                zeros -= take;
+                left -= take;
             }
-            if (zeros == 0) flush = Z_FINISH;
+            if (left == 0) flush = Z_FINISH;
         }
         if (capacity - used < (1 << 15)) {
             uint8_t *grown = realloc(buffer, capacity * 2);
