@@ -16,7 +16,7 @@ struct GetCommand: AsyncParsableCommand {
             Exit codes: 0 success; 3 network error (timeout, refused, cut connection, host does not resolve, \
             too many redirects, redirect cycle); 4 HTTP status not 2xx (also 206 Partial Content, a redirect that \
             cannot be followed); 5 not an image (or compressed with a Content-Encoding), corrupt, unsupported or \
-            unreadable input (not a regular file); 6 over a limit (download size, --max-pixels, --max-decode-memory); 7 --offline and not \
+            unreadable input (not a regular file); 6 over a limit (download size, --max-pixels, decode memory); 7 --offline and not \
             cached; 8 cache directory error; 9 source refused (a redirect to a scheme other than http(s)); 64 usage \
             (or a bad URL, port outside 1-65535, a bad --ca-file, an -o extension of a format not written such as .webp); 74 the thumbnail or the report could not be \
             written (full disk, closed pipe). With --stale-if-error, a stale copy served for a failing origin exits 0 \
