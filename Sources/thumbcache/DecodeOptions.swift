@@ -12,12 +12,12 @@ struct DecodeOptions: ParsableArguments {
         valueName: "pixels"))
     var maxPixels: Int = ImageDecoder.defaultMaxPixels
 
-    @Option(help: ArgumentHelp(
+    static let maxDecodeMemoryHelp = ByteCount.optionHelp(
         "Memory one decode may use, e.g. 512MiB (default: \(defaultMaxDecodeMemory)).",
         discussion: "Progressive JPEGs and interlaced PNGs hold the whole image while decoding, whatever the thumbnail's "
-            + "size: a progressive 7000x7000 JPEG needs about 300 MiB. " + ByteCount.help,
-        valueName: "size"),
-        transform: { try ByteCount(parsing: $0) })
+            + "size: a progressive 7000x7000 JPEG needs about 300 MiB.")
+
+    @Option(help: maxDecodeMemoryHelp, transform: { try ByteCount(parsing: $0) })
     var maxDecodeMemory: ByteCount = defaultMaxDecodeMemory
 
     func validate() throws {

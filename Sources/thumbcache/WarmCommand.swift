@@ -56,12 +56,12 @@ struct WarmCommand: AsyncParsableCommand {
 
     static let defaultTotalDecodeMemory = ByteCount(bytes: Int64(DecodeBudget.defaultCapacity))
 
-    @Option(help: ArgumentHelp(
+    static let totalDecodeMemoryHelp = ByteCount.optionHelp(
         "Memory all decodes in flight may use together, at least --max-decode-memory (default: \(defaultTotalDecodeMemory)).",
         discussion: "Each decode reserves its estimate first and waits while the others hold too much, so the peak stays "
-            + "near this plus the process's base, whatever --concurrency and the images are. " + ByteCount.help,
-        valueName: "size"),
-        transform: { try ByteCount(parsing: $0) })
+            + "near this plus the process's base, whatever --concurrency and the images are.")
+
+    @Option(help: totalDecodeMemoryHelp, transform: { try ByteCount(parsing: $0) })
     var totalDecodeMemory: ByteCount = defaultTotalDecodeMemory
 
     func parsedSizes() throws -> [Int] {

@@ -40,22 +40,29 @@ public struct CappedProcess {
     public static func run(_ program: URL, _ arguments: [String], addressSpace: Int) throws -> Outcome {
         let report = FileManager.default.temporaryDirectory.appendingPathComponent("capped-run-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: report) }
-        let process = Process()
-        process.executableURL = executable("capped-run")
         let cap = underThreadSanitizer ? 0 : addressSpace
-        process.arguments = [report.path, String(cap), program.path] + arguments
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        let (status, stderr) = try runCollectingStandardError(
+            executable("capped-run")!, [report.path, String(cap), program.path] + arguments)
         let fields = (try? String(contentsOf: report, encoding: .utf8))?.split(separator: " ") ?? []
-        guard process.terminationStatus == 0, fields.count == 4, let value = Int32(fields[1]),
+        guard status == 0, fields.count == 4, let value = Int32(fields[1]),
               let kib = Int(fields[3].trimmingCharacters(in: .whitespacesAndNewlines)) else {
             throw CocoaError(.executableLoad, userInfo: [NSLocalizedDescriptionKey: "capped-run failed: \(stderr)"])
         }
         let exited = fields[0] == "exit"
         return Outcome(status: exited ? value : nil, signal: exited ? nil : value, peakBytes: kib << 10, stderr: stderr)
+    }
+
+    /// Runs `program` to its end with standard output discarded; its exit status and standard error.
+    public static func runCollectingStandardError(_ program: URL, _ arguments: [String]) throws -> (status: Int32, stderr: String) {
+        let process = Process()
+        process.executableURL = program
+        process.arguments = arguments
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return (process.terminationStatus, text)
     }
 }
