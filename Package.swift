@@ -41,7 +41,14 @@ let package = Package(
         .systemLibrary(name: "CLCMS2", pkgConfig: "lcms2", providers: [.apt(["liblcms2-dev"]), .brew(["little-cms2"])]),
         .target(name: "CImageSupport", dependencies: ["CPNG", "CJPEG", "CLCMS2"]),
         .target(name: "ImageDecode", dependencies: ["CImageSupport"]),
-        .testTarget(name: "ImageDecodeTests", dependencies: ["ImageDecode", "SeededRandom"], exclude: ["Fixtures"]),
+        .testTarget(name: "ImageDecodeTests", dependencies: ["ImageDecode", "SeededRandom", "BombTestSupport"],
+                    exclude: ["Fixtures"]),
+        // Resource bombs for the tests, crafted in memory (PNG chunks through zlib, JPEG markers by hand), and
+        // `capped-run`, which runs a child under an address-space cap and reports its peak memory (built with
+        // the tests, as every target is, and found beside them).
+        .target(name: "CZlibTestSupport", path: "Tests/CZlibTestSupport", linkerSettings: [.linkedLibrary("z")]),
+        .target(name: "BombTestSupport", dependencies: ["CZlibTestSupport"], path: "Tests/BombTestSupport"),
+        .executableTarget(name: "capped-run", path: "Tests/capped-run"),
         // The caching pipeline: fetch (HTTP cache semantics) → decode → resize → encode → store.
         .target(name: "ThumbcacheKit", dependencies: [
             "DiskLru", "ImageDecode",
@@ -52,7 +59,7 @@ let package = Package(
             .product(name: "NIOSSL", package: "swift-nio-ssl"),
         ]),
         .testTarget(name: "ThumbcacheKitTests", dependencies: [
-            "ThumbcacheKit", "thumbcache", "SeededRandom",
+            "ThumbcacheKit", "thumbcache", "SeededRandom", "BombTestSupport",
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -46,6 +46,7 @@ extension Result where Failure == ImageDecodeError {
         case .corrupt: "corrupt"
         case .truncated: "truncated"
         case .tooLarge: "tooLarge"
+        case .overMemoryBudget: "overMemoryBudget"
         case .outOfMemory: "outOfMemory"
         case .encodeFailed: "encodeFailed"
         case .invalidRequest: "invalidRequest"

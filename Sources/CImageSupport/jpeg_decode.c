@@ -2,6 +2,7 @@
 
 #include <setjmp.h>
 #include <stdio.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <jpeglib.h>
@@ -82,6 +83,8 @@ static tc_status classify(int code) {
         return TC_UNSUPPORTED;
     case JERR_OUT_OF_MEMORY:
         return TC_NO_MEMORY;
+    case JERR_NO_BACKING_STORE:  // a virtual array did not fit under max_memory_to_use
+        return TC_OVER_BUDGET;
     default:
         return TC_CORRUPT;
     }
@@ -164,6 +167,17 @@ tc_status tc_jpeg_read_header(tc_jpeg_decoder *decoder, tc_jpeg_header *header) 
     header->color_space = cinfo->jpeg_color_space;
     header->progressive = cinfo->progressive_mode;
     header->saw_adobe_marker = cinfo->saw_Adobe_marker;
+    header->coefficient_bytes = 0;
+    // As jdinput.c decides has_multiple_scans, and jdcoefct.c sizes the arrays (component dimensions are
+    // set up once the first SOS is read, which jpeg_read_header does).
+    if (cinfo->progressive_mode || cinfo->comps_in_scan < cinfo->num_components) {
+        for (int ci = 0; ci < cinfo->num_components; ci++) {
+            const jpeg_component_info *c = &cinfo->comp_info[ci];
+            uint64_t columns = ((uint64_t)c->width_in_blocks + c->h_samp_factor - 1) / c->h_samp_factor * c->h_samp_factor;
+            uint64_t rows = ((uint64_t)c->height_in_blocks + c->v_samp_factor - 1) / c->v_samp_factor * c->v_samp_factor;
+            header->coefficient_bytes += columns * rows * sizeof(JBLOCK);
+        }
+    }
     return TC_OK;
 }
 
@@ -213,10 +227,13 @@ int tc_jpeg_icc(const tc_jpeg_decoder *decoder, uint8_t **profile, size_t *lengt
     return 1;
 }
 
-tc_status tc_jpeg_start(tc_jpeg_decoder *decoder, int scale_denom, int cmyk,
+tc_status tc_jpeg_start(tc_jpeg_decoder *decoder, int scale_denom, int cmyk, size_t max_memory,
                         int *out_width, int *out_height, int *out_components) {
     j_decompress_ptr cinfo = &decoder->cinfo;
     if (setjmp(decoder->jump)) return decoder->failure;
+    // The estimate checked before this call is the real bound; this is libjpeg's own backstop. With no
+    // backing store (jmemnobs), an array that does not fit fails with JERR_NO_BACKING_STORE.
+    cinfo->mem->max_memory_to_use = max_memory > (size_t)LONG_MAX ? LONG_MAX : (long)max_memory;
     cinfo->scale_num = 1;
     cinfo->scale_denom = (unsigned int)scale_denom;
     cinfo->out_color_space = cmyk ? JCS_CMYK : JCS_EXT_RGB;

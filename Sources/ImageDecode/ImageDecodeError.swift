@@ -11,6 +11,10 @@ public enum ImageDecodeError: Error, Equatable, Sendable, CustomStringConvertibl
     case truncated
     /// The header declares more pixels than the configured budget; nothing was decoded.
     case tooLarge(width: Int, height: Int, limit: Int)
+    /// Decoding would need more memory than the per-decode limit (`ThumbnailRequest.maxDecodeMemory`): the
+    /// estimate, in bytes, from the header; nothing was decoded. Progressive and multi-scan JPEGs hold every
+    /// coefficient of the image, interlaced PNGs the whole frame, whatever the thumbnail's size.
+    case overMemoryBudget(needed: Int, limit: Int)
     /// The decoder or encoder could not get memory.
     case outOfMemory
     case encodeFailed(String)
@@ -29,7 +33,12 @@ public enum ImageDecodeError: Error, Equatable, Sendable, CustomStringConvertibl
         case .truncated:
             return "the image file is truncated (it ends before the image data is complete; was the download cut off?)"
         case .tooLarge(let width, let height, let limit):
-            return "image is \(width)x\(height) = \(width * height) pixels, above the limit of \(limit) pixels; raise maxPixels to allow it"
+            return "image is \(width)x\(height) = \(width * height) pixels, above the limit of \(limit) pixels; "
+                + "raise the limit to allow it (thumbcache: --max-pixels; ThumbnailRequest.maxPixels)"
+        case .overMemoryBudget(let needed, let limit):
+            return "decoding this image needs about \(Self.mebibytes(needed)), above the limit of \(Self.mebibytes(limit)) "
+                + "for one decode (progressive JPEGs and interlaced PNGs hold the whole image while decoding); raise "
+                + "the limit to allow it (thumbcache: --max-decode-memory; ThumbnailRequest.maxDecodeMemory)"
         case .outOfMemory:
             return "out of memory while decoding the image"
         case .encodeFailed(let detail):
@@ -39,5 +48,10 @@ public enum ImageDecodeError: Error, Equatable, Sendable, CustomStringConvertibl
         case .unreadable(let path, let reason):
             return "cannot read \(path): \(reason)"
         }
+    }
+
+    /// `312.5 MiB`: one decimal, as people compare memory figures.
+    static func mebibytes(_ bytes: Int) -> String {
+        "\((Double(bytes) / 1_048_576 * 10).rounded() / 10) MiB"
     }
 }

@@ -16,6 +16,10 @@ protocol RowDecoder: AnyObject {
     func start(shrink: Double, convertToSRGB: Bool) throws(ImageDecodeError) -> (width: Int, height: Int, channels: Int)
     /// Delivers every row, in order, then checks the rest of the file.
     func readRows(_ consume: (UnsafeBufferPointer<UInt8>) -> Void) throws(ImageDecodeError)
+    /// Bytes this decoder will hold while decoding at `shrink`, worked out from the header before `start`
+    /// allocates anything: the library's state and row buffers plus any whole-image buffer (a progressive
+    /// JPEG's coefficients, an interlaced PNG's frame). `Thumbnailer` adds its own and checks the budget.
+    func workingMemory(shrink: Double) -> Int
 }
 
 /// Entry points for probing and decoding JPEG and PNG files, in memory or on disk.
@@ -48,9 +52,10 @@ public enum ImageDecoder {
         }
     }
 
-    /// Opens a decoder on `input` and checks the pixel budget before any pixel memory exists.
+    /// Opens a decoder on `input` and checks the pixel budget before any pixel memory exists. `maxMemory` is
+    /// handed to the libraries that can enforce a limit themselves (libjpeg), behind the caller's estimate.
     static func withDecoder<Result>(
-        for input: EncodedImage, maxPixels: Int,
+        for input: EncodedImage, maxPixels: Int, maxMemory: Int = .max,
         _ body: (any RowDecoder) throws(ImageDecodeError) -> Result
     ) throws(ImageDecodeError) -> Result {
         switch input {
@@ -59,7 +64,7 @@ public enum ImageDecoder {
             let outcome: Swift.Result<Result, ImageDecodeError> = data.withUnsafeBytes { bytes in
                 do throws(ImageDecodeError) {
                     let decoder: any RowDecoder = switch format {
-                    case .jpeg: try JPEGDecoder(bytes)
+                    case .jpeg: try JPEGDecoder(bytes, memoryLimit: maxMemory)
                     case .png: try PNGDecoder(bytes)
                     }
                     return .success(try run(decoder, maxPixels: maxPixels, body))
@@ -79,7 +84,7 @@ public enum ImageDecoder {
             guard let format = ImageFormat.sniff(Data(signature.prefix(count))) else { throw .unrecognizedFormat }
             rewind(file)
             let decoder: any RowDecoder = switch format {
-            case .jpeg: try JPEGDecoder(file: file)
+            case .jpeg: try JPEGDecoder(file: file, memoryLimit: maxMemory)
             case .png: try PNGDecoder(file: file)
             }
             return try run(decoder, maxPixels: maxPixels, body)
@@ -104,7 +109,7 @@ public enum ImageDecoder {
         switch status {
         case TC_TRUNCATED: return .truncated
         case TC_UNSUPPORTED: return .unsupported(text)
-        case TC_NO_MEMORY: return .outOfMemory
+        case TC_NO_MEMORY, TC_OVER_BUDGET: return .outOfMemory
         default: return .corrupt(text.isEmpty ? "decoder reported an error" : text)
         }
     }

@@ -13,23 +13,28 @@ final class JPEGDecoder: RowDecoder {
     /// CMYK to sRGB through the file's profile; nil means the naive formula.
     private var cmykTransform: ColorTransform?
     private var output = (width: 0, height: 0, components: 0)
+    /// libjpeg's whole-image coefficient buffer (progressive and multi-scan files), else 0.
+    private let coefficientBytes: Int
+    /// What libjpeg's memory manager may allocate (`max_memory_to_use`).
+    private let memoryLimit: Int
 
     /// Decodes from `bytes`, which must outlive the decoder.
-    convenience init(_ bytes: UnsafeRawBufferPointer) throws(ImageDecodeError) {
+    convenience init(_ bytes: UnsafeRawBufferPointer, memoryLimit: Int = .max) throws(ImageDecodeError) {
         guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self),
               let handle = tc_jpeg_decoder_create(base, bytes.count) else { throw .outOfMemory }
-        try self.init(handle: handle)
+        try self.init(handle: handle, memoryLimit: memoryLimit)
     }
 
     /// Decodes from `file`, read as decoding proceeds; it must stay open while the decoder lives.
-    convenience init(file: UnsafeMutablePointer<FILE>) throws(ImageDecodeError) {
+    convenience init(file: UnsafeMutablePointer<FILE>, memoryLimit: Int = .max) throws(ImageDecodeError) {
         guard let handle = tc_jpeg_decoder_create_file(file) else { throw .outOfMemory }
-        try self.init(handle: handle)
+        try self.init(handle: handle, memoryLimit: memoryLimit)
     }
 
     /// Takes ownership of `handle` and reads the header.
-    private init(handle: OpaquePointer) throws(ImageDecodeError) {
+    private init(handle: OpaquePointer, memoryLimit: Int) throws(ImageDecodeError) {
         self.handle = handle
+        self.memoryLimit = memoryLimit
         var header = tc_jpeg_header()
         let status = tc_jpeg_read_header(handle, &header)
         guard status == TC_OK else {
@@ -41,6 +46,7 @@ final class JPEGDecoder: RowDecoder {
         let orientation = tc_jpeg_exif(handle, &exifLength).flatMap {
             EXIF.orientation(tiff: UnsafeRawBufferPointer(start: $0, count: exifLength))
         }
+        coefficientBytes = Int(clamping: header.coefficient_bytes)
         let space = J_COLOR_SPACE(UInt32(header.color_space))
         isCMYK = space == JCS_CMYK || space == JCS_YCCK
         // Adobe's APP14 marks the (almost universal) Photoshop convention of inverted CMYK.
@@ -69,11 +75,24 @@ final class JPEGDecoder: RowDecoder {
         return 1
     }
 
+    /// The coefficient buffer (full size whatever the scaling), our strip of 16 rows and RGB row, and libjpeg's
+    /// row buffers at the output size (main, context and upsampling rows: under 32 rows a component) and tables.
+    func workingMemory(shrink: Double) -> Int {
+        let denominator = Self.scaleDenominator(shrink: shrink)
+        let width = (info.width + denominator - 1) / denominator
+        let components = isCMYK ? 4 : 3
+        return coefficientBytes + width * components * (16 + 32) + width * 3 + 64 << 10
+    }
+
     func start(shrink: Double, convertToSRGB: Bool) throws(ImageDecodeError) -> (width: Int, height: Int, channels: Int) {
         if isCMYK && convertToSRGB { cmykTransform = colorProfile?.cmykTransform(inverted: invertedInk) }
         var width: Int32 = 0, height: Int32 = 0, components: Int32 = 0
         let status = tc_jpeg_start(handle, Int32(Self.scaleDenominator(shrink: shrink)), isCMYK ? 1 : 0,
-                                   &width, &height, &components)
+                                   memoryLimit, &width, &height, &components)
+        if status == TC_OVER_BUDGET {
+            // libjpeg needed more than the estimate the caller checked: report at least what it was refused.
+            throw .overMemoryBudget(needed: max(workingMemory(shrink: shrink), memoryLimit + 1), limit: memoryLimit)
+        }
         guard status == TC_OK else { throw ImageDecoder.error(status, message: tc_jpeg_message(handle)) }
         output = (Int(width), Int(height), Int(components))
         guard output.components == (isCMYK ? 4 : 3) else {

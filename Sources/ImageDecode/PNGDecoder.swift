@@ -47,6 +47,15 @@ final class PNGDecoder: RowDecoder {
 
     deinit { tc_png_decoder_destroy(handle) }
 
+    /// An interlaced image's whole frame (Adam7 fills rows over 7 passes) or one row, plus libpng's own: its
+    /// row, previous row and transformed row (at most 8 bytes a pixel as stored), the inflate window and read
+    /// buffer, and the profile it keeps. PNG has no reduced-resolution decode, so `shrink` is not used.
+    func workingMemory(shrink: Double) -> Int {
+        let stride = info.width * (info.hasAlpha ? 4 : 3)
+        let frame = info.isProgressive ? stride * info.height : stride
+        return frame + 3 * (info.width * 8 + 1) + 64 << 10 + (colorProfile?.bytes.count ?? 0)
+    }
+
     /// PNG has no reduced-resolution decode, so `shrink` is not used.
     func start(shrink: Double, convertToSRGB: Bool) throws(ImageDecodeError) -> (width: Int, height: Int, channels: Int) {
         var channels: Int32 = 0, passes: Int32 = 0

@@ -61,6 +61,22 @@ struct Resampler {
         output.reserveCapacity(window.height * rowLength)
     }
 
+    /// The bytes a resampler of this geometry holds besides its output: the box stage's sums and row, one
+    /// float source row, and the ring of filtered rows the vertical pass reads (computed as `init` sizes them).
+    static func workingMemory(sourceWidth: Int, sourceHeight: Int, channels: Int,
+                              resizedWidth: Int, resizedHeight: Int, outputWidth: Int) -> Int {
+        let factor = BoxReducer.factor(shrink: min(Double(sourceWidth) / Double(resizedWidth),
+                                                   Double(sourceHeight) / Double(resizedHeight)))
+        let filteredWidth = (sourceWidth + factor - 1) / factor
+        let filteredHeight = (sourceHeight + factor - 1) / factor
+        let box = factor > 1 ? filteredWidth * channels * (MemoryLayout<UInt64>.size + 1) : 0
+        let taps = Int((FilterWeights.lanczosRadius * max(Double(filteredHeight) / Double(resizedHeight), 1) * 2).rounded(.up)) + 1
+        let floats = (filteredWidth + (taps + 2) * outputWidth) * channels * MemoryLayout<Float>.size
+        // Filter weights: taps floats and two indices per output pixel, both axes.
+        let weights = (taps * MemoryLayout<Float>.size + 2 * MemoryLayout<Int>.size) * (outputWidth + resizedHeight)
+        return box + floats + weights
+    }
+
     var outputWidth: Int { horizontal.outputCount }
     var outputHeight: Int { vertical.outputCount }
 

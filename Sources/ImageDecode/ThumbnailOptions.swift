@@ -9,6 +9,9 @@ public enum FitMode: String, Sendable, CaseIterable {
 /// What thumbnail to make.
 public struct ThumbnailRequest: Sendable, Equatable {
     public static let maxSize = 8192
+    /// Room for a baseline or progressive 4:2:0 JPEG of 50 megapixels (the default pixel budget) and an
+    /// interlaced PNG of about 8000x8000 RGB; a progressive 4:4:4 or CMYK JPEG of 7000x7000 needs more.
+    public static let defaultMaxDecodeMemory = 256 << 20
 
     /// Longest side for `contain`; side of the square for `cover`.
     public var size: Int
@@ -20,6 +23,9 @@ public struct ThumbnailRequest: Sendable, Equatable {
     public var allowUpscale: Bool
     /// Sources with more pixels than this are refused after reading only the header.
     public var maxPixels: Int
+    /// Memory one decode may use (the decoder's buffers, the resizer's, the output; see
+    /// `Thumbnailer.workingMemory`): a source needing more is refused after reading only the header.
+    public var maxDecodeMemory: Int
     /// On by default: a source with an embedded ICC profile (Adobe RGB, Display P3, a CMYK press
     /// profile) is converted to sRGB, and the output carries no profile, like libvips' thumbnails.
     /// Off keeps the stored values, which viewers then show as sRGB (colours shift).
@@ -27,13 +33,14 @@ public struct ThumbnailRequest: Sendable, Equatable {
 
     public init(size: Int, fit: FitMode = .contain, format: ImageFormat? = nil, jpegQuality: Int = 80,
                 allowUpscale: Bool = false, maxPixels: Int = ImageDecoder.defaultMaxPixels,
-                convertToSRGB: Bool = true) {
+                maxDecodeMemory: Int = defaultMaxDecodeMemory, convertToSRGB: Bool = true) {
         self.size = size
         self.fit = fit
         self.format = format
         self.jpegQuality = jpegQuality
         self.allowUpscale = allowUpscale
         self.maxPixels = maxPixels
+        self.maxDecodeMemory = maxDecodeMemory
         self.convertToSRGB = convertToSRGB
     }
 
@@ -45,5 +52,6 @@ public struct ThumbnailRequest: Sendable, Equatable {
             throw .invalidRequest("JPEG quality must be between 1 and 100, got \(jpegQuality)")
         }
         guard maxPixels > 0 else { throw .invalidRequest("maxPixels must be positive, got \(maxPixels)") }
+        guard maxDecodeMemory > 0 else { throw .invalidRequest("maxDecodeMemory must be positive, got \(maxDecodeMemory)") }
     }
 }

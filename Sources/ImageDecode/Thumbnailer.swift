@@ -20,15 +20,18 @@ public struct Thumbnailer: Sendable {
     }
 
     /// From a file, peak memory depends on the thumbnail's size and the decoder's working set (one strip of
-    /// rows; a progressive JPEG's coefficients), not on the size of the file.
+    /// rows; a progressive JPEG's coefficients), not on the size of the file. That working set is estimated
+    /// from the header first, and a source over `request.maxDecodeMemory` is refused before it is allocated.
     public func makeThumbnail(from input: EncodedImage, _ request: ThumbnailRequest) throws(ImageDecodeError) -> Thumbnail {
         try request.validate()
-        let (image, info) = try ImageDecoder.withDecoder(for: input, maxPixels: request.maxPixels) {
-            decoder throws(ImageDecodeError) in
+        let (image, info) = try ImageDecoder.withDecoder(
+            for: input, maxPixels: request.maxPixels, maxMemory: request.maxDecodeMemory
+        ) { decoder throws(ImageDecodeError) in
             let info = decoder.info
             let plan = ThumbnailPlan(info: info, request: request)
-            let decoded = try decoder.start(shrink: plan.shrink(sourceWidth: info.width, sourceHeight: info.height),
-                                            convertToSRGB: request.convertToSRGB)
+            let shrink = plan.shrink(sourceWidth: info.width, sourceHeight: info.height)
+            _ = try Self.checkedWorkingMemory(decoder, plan: plan, request: request)
+            let decoded = try decoder.start(shrink: shrink, convertToSRGB: request.convertToSRGB)
             var resampler = Resampler(sourceWidth: decoded.width, sourceHeight: decoded.height, channels: decoded.channels,
                                       resizedWidth: plan.resizedWidth, resizedHeight: plan.resizedHeight,
                                       crop: (plan.cropX, plan.cropY, plan.outputWidth, plan.outputHeight))
@@ -44,5 +47,34 @@ public struct Thumbnailer: Sendable {
         case .png: try PNGEncoder.encode(image)
         }
         return Thumbnail(data: encoded, format: format, width: image.width, height: image.height, sourceInfo: info)
+    }
+
+    /// The memory `makeThumbnail(from: input, request)` will use, estimated from the header alone (only the
+    /// first blocks of a file are read): what a caller running several decodes at once reserves for this one.
+    /// Throws `overMemoryBudget` (or `tooLarge`) when `makeThumbnail` would refuse the source for it.
+    public func workingMemory(for input: EncodedImage, _ request: ThumbnailRequest) throws(ImageDecodeError) -> Int {
+        try request.validate()
+        return try ImageDecoder.withDecoder(for: input, maxPixels: request.maxPixels) { decoder throws(ImageDecodeError) in
+            try Self.checkedWorkingMemory(decoder, plan: ThumbnailPlan(info: decoder.info, request: request), request: request)
+        }
+    }
+
+    /// The decoder's own buffers, the resizer's, and the output: the resized pixels, their oriented or
+    /// flattened copy and the encoder's buffer, each at most the output's size. Over the limit it throws.
+    private static func checkedWorkingMemory(_ decoder: any RowDecoder, plan: ThumbnailPlan,
+                                             request: ThumbnailRequest) throws(ImageDecodeError) -> Int {
+        let info = decoder.info
+        let channels = info.hasAlpha ? 4 : 3
+        let shrink = plan.shrink(sourceWidth: info.width, sourceHeight: info.height)
+        // The resizer is sized for the full source: decoders that reduce while decoding only make it smaller.
+        let resizing = Resampler.workingMemory(sourceWidth: info.width, sourceHeight: info.height, channels: channels,
+                                               resizedWidth: plan.resizedWidth, resizedHeight: plan.resizedHeight,
+                                               outputWidth: plan.outputWidth)
+        let output = plan.outputWidth * plan.outputHeight * channels
+        let needed = decoder.workingMemory(shrink: shrink) + resizing + 3 * output
+        guard needed <= request.maxDecodeMemory else {
+            throw .overMemoryBudget(needed: needed, limit: request.maxDecodeMemory)
+        }
+        return needed
     }
 }

@@ -2,8 +2,9 @@ import Foundation
 import ImageDecode
 
 /// Fills the cache for a list of URLs: every requested size of every URL, at most `concurrency` URLs in
-/// flight (so at most that many downloads, and about that many decodes), through the same pipeline as
-/// `get` (HTTP semantics, coalescing). Memory stays flat: only counters and failures are kept.
+/// flight (so at most that many downloads), through the same pipeline as `get` (HTTP semantics, coalescing).
+/// Only counters and a sample of failures are kept; decodes in flight hold at most the pipeline's
+/// `decodeBudget` together (a progressive JPEG's coefficients count), whatever `concurrency` is.
 public struct CacheWarmer: Sendable {
     public let pipeline: ThumbnailPipeline
     public let sizes: [Int]

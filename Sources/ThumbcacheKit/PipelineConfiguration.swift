@@ -1,4 +1,5 @@
 import Foundation
+import ImageDecode
 
 /// Everything `ThumbnailPipeline` can be tuned by. The defaults need no set-up.
 public struct PipelineConfiguration: Sendable {
@@ -14,6 +15,12 @@ public struct PipelineConfiguration: Sendable {
     public var memoryLimits = MemoryCache<String, MemoryEntry>.Limits(totalCost: 64 << 20, count: 2000)
     public var jpegQuality = 80
     public var maxPixels = 50_000_000
+    /// Memory one decode may use (`ThumbnailRequest.maxDecodeMemory`); a source needing more is refused
+    /// from its header (`ImageDecodeError.overMemoryBudget`, exit code 6).
+    public var maxDecodeMemory = ThumbnailRequest.defaultMaxDecodeMemory
+    /// Bounds the decode memory of all renders at once: each reserves its estimate before decoding. The
+    /// process-wide budget (512 MiB) unless given one, so pipelines of one process share it.
+    public var decodeBudget = DecodeBudget.shared
     /// When revalidating a stale entry fails with a network error or a 500, 502, 503 or 504, serve the stale
     /// thumbnail anyway if it is at most this much past its freshness (RFC 5861's stale-if-error, asked for by
     /// the client). nil: such a failure is an error, as in OkHttp, unless the response itself carried

@@ -28,7 +28,7 @@ public enum PipelineError: Error, Sendable, CustomStringConvertible {
     case downloadTooLarge(url: String, limit: Int)
     case fileNotFound(path: String)
     case fileUnreadable(path: String, reason: String)
-    /// Decoding or encoding the image failed (corrupt, unsupported, over the pixel budget).
+    /// Decoding or encoding the image failed (corrupt, unsupported, over the pixel or decode memory budget).
     case image(url: String, ImageDecodeError)
     /// `--offline` and nothing cached for this URL.
     case offlineMiss(url: String)
@@ -75,7 +75,7 @@ public enum PipelineError: Error, Sendable, CustomStringConvertible {
         case .notAnImage, .encodedBody, .fileNotFound, .fileUnreadable: 5
         case .image(_, let error):
             switch error {
-            case .tooLarge: 6
+            case .tooLarge, .overMemoryBudget: 6
             default: 5
             }
         case .downloadTooLarge: 6

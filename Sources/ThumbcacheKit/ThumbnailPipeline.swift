@@ -96,7 +96,7 @@ public final class ThumbnailPipeline: Sendable {
             }
             let renderKey = "\(memoryKey)|\(origin.metadata.responseTime)|\(origin.servedFrom.rawValue)"
             let result = try await renders.value(for: renderKey) {
-                try self.render(origin, source: source, key: key, size: size, format: format)
+                try await self.render(origin, source: source, key: key, size: size, format: format)
             }
             if origin.storable {
                 let freshUntil = Date().addingTimeInterval(Freshness(metadata: origin.metadata, now: Date()).remaining)
@@ -253,7 +253,8 @@ public final class ThumbnailPipeline: Sendable {
 
     // MARK: - Thumbnails
 
-    private func render(_ origin: Origin, source: ImageSource, key: String, size: Int, format: ImageFormat?) throws(PipelineError) -> ThumbnailResult {
+    /// Throws `PipelineError`, or `CancellationError` while waiting for decode memory.
+    private func render(_ origin: Origin, source: ImageSource, key: String, size: Int, format: ImageFormat?) async throws -> ThumbnailResult {
         let downloadedBytes = origin.servedFrom == .network ? origin.downloadedBytes : 0
         // A stored thumbnail of this size: no decode at all.
         if let entry = origin.entry, let data = try store.variant(size, of: entry),
@@ -277,12 +278,20 @@ public final class ThumbnailPipeline: Sendable {
             storedOriginal = try origin.entry!.openOriginal()
             input = storedOriginal!.image
         }
+        let request = ThumbnailRequest(size: size, format: format, jpegQuality: configuration.jpegQuality,
+                                       maxPixels: configuration.maxPixels, maxDecodeMemory: configuration.maxDecodeMemory)
         let thumbnail: Thumbnail
         do {
-            thumbnail = try thumbnailer.makeThumbnail(from: input, ThumbnailRequest(
-                size: size, format: format, jpegQuality: configuration.jpegQuality, maxPixels: configuration.maxPixels))
-        } catch {
-            throw .image(url: source.normalized, error)
+            // The estimate, from the header, is reserved for the decode: renders wait rather than exceed the budget.
+            let needed = try thumbnailer.workingMemory(for: input, request)
+            let reserved = try await configuration.decodeBudget.reserve(needed)
+            defer {
+                configuration.decodeBudget.release(reserved)
+                FreedMemory.release(afterDecodeOf: needed)
+            }
+            thumbnail = try thumbnailer.makeThumbnail(from: input, request)
+        } catch let error as ImageDecodeError {
+            throw PipelineError.image(url: source.normalized, error)
         }
         withExtendedLifetime(storedOriginal) {}
         var stored = 0

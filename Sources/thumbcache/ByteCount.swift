@@ -22,6 +22,11 @@ struct ByteCount: ExpressibleByArgument, Sendable, Equatable, CustomStringConver
 
     static let help = "Sizes: KB, MB, GB, TB = powers of 1000; KiB, MiB, GiB, TiB = powers of 1024."
 
+    /// The help of a size option: its abstract, what else it needs to say, then how sizes are written.
+    static func optionHelp(_ abstract: String, discussion: String) -> ArgumentHelp {
+        ArgumentHelp(abstract, discussion: discussion + " " + help, valueName: "size")
+    }
+
     private static let units: [(suffix: String, factor: UInt64)] = [
         ("KIB", 1 << 10), ("MIB", 1 << 20), ("GIB", 1 << 30), ("TIB", 1 << 40),
         ("KB", 1_000), ("MB", 1_000_000), ("GB", 1_000_000_000), ("TB", 1_000_000_000_000), ("B", 1),

@@ -16,9 +16,9 @@ struct GetCommand: AsyncParsableCommand {
             Exit codes: 0 success; 3 network error (timeout, refused, cut connection, host does not resolve, \
             too many redirects, redirect cycle); 4 HTTP status not 2xx (also 206 Partial Content, a redirect that \
             cannot be followed); 5 not an image (or compressed with a Content-Encoding), corrupt, unsupported or \
-            unreadable input (not a regular file); 6 over a limit (download size, pixel budget); 7 --offline and not \
+            unreadable input (not a regular file); 6 over a limit (download size, --max-pixels, decode memory); 7 --offline and not \
             cached; 8 cache directory error; 9 source refused (a redirect to a scheme other than http(s)); 64 usage \
-            (or a bad URL, port outside 1-65535, a bad --ca-file); 74 the thumbnail or the report could not be \
+            (or a bad URL, port outside 1-65535, a bad --ca-file, an -o extension of a format not written such as .webp); 74 the thumbnail or the report could not be \
             written (full disk, closed pipe). With --stale-if-error, a stale copy served for a failing origin exits 0 \
             with a warning. With --json, a failure is the object {"error", "message", "exitCode"} where the report \
             would have gone. user:password in a URL is sent as Basic auth to that origin only, and never stored or \
@@ -37,7 +37,7 @@ struct GetCommand: AsyncParsableCommand {
         discussion: "A regular file is replaced atomically; a device or FIFO is written in place."))
     var output: String?
 
-    @Option(help: "jpeg or png (default: jpeg, or png when the image has transparency).")
+    @Option(help: "jpeg or png (default: from the -o extension, else jpeg, or png when the image has transparency).")
     var format: ImageFormat?
 
     @OptionGroup var cache: CacheOptions
@@ -59,12 +59,15 @@ struct GetCommand: AsyncParsableCommand {
 
     @OptionGroup var fetch: FetchOptions
 
+    @OptionGroup var decode: DecodeOptions
+
     func validate() throws {
         guard (1...ThumbnailRequest.maxSize).contains(size) else {
             throw ValidationError("--size must be between 1 and \(ThumbnailRequest.maxSize)")
         }
         if offline && refresh { throw ValidationError("--offline and --refresh contradict each other") }
         if let staleIfError, staleIfError < 0 { throw ValidationError("--stale-if-error must be 0 or more seconds") }
+        _ = try OutputFormat.resolve(output: output, format: format)
     }
 
     func run() async throws {
@@ -76,8 +79,10 @@ struct GetCommand: AsyncParsableCommand {
 
     private func getThumbnail() async throws {
         let source = try ImageSource(url)
+        let format = try OutputFormat.resolve(output: output, format: format)
         let pipeline = try cache.openPipeline {
             fetch.apply(to: &$0)
+            decode.apply(to: &$0)
             $0.staleIfError = staleIfError.map { .seconds($0) }
         }
         let policy: FetchPolicy = offline ? .offline : refresh ? .refresh : .normal

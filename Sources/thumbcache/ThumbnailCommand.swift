@@ -18,8 +18,9 @@ struct ThumbnailCommand: ParsableCommand {
             Images are never enlarged. An output that is a regular file is replaced atomically; a device or \
             FIFO is written in place.
 
-            Exit codes: 0 success; 1 some inputs were refused (one line each); 64 usage; 74 some outputs could \
-            not be written (one line each).
+            Exit codes: 0 success; 1 some inputs were refused (one line each: corrupt, unsupported, over \
+            --max-pixels or --max-decode-memory); 64 usage (also an -o extension of a format not written, such as \
+            .webp); 74 some outputs could not be written (one line each).
             """
     )
 
@@ -35,7 +36,7 @@ struct ThumbnailCommand: ParsableCommand {
     @Option(help: "Directory for outputs, named after each input (for several inputs).")
     var outputDir: String?
 
-    @Option(help: "Output format: jpeg or png (default: from the -o extension, else jpeg, or png when the source has transparency).")
+    @Option(help: "Output format: jpeg or png (default: from the -o extension, else jpeg, or png when the source has transparency); an -o extension of a format not written (.webp) is a usage error.")
     var format: ImageFormat?
 
     @Option(help: "contain (fit inside the box) or cover (fill the box, centre-crop).")
@@ -46,6 +47,8 @@ struct ThumbnailCommand: ParsableCommand {
 
     @Flag(help: "Keep the stored colour values instead of converting an embedded ICC profile to sRGB.")
     var noSrgb = false
+
+    @OptionGroup var decode: DecodeOptions
 
     func validate() throws {
         switch (output, outputDir) {
@@ -58,11 +61,13 @@ struct ThumbnailCommand: ParsableCommand {
             throw ValidationError("--size must be between 1 and \(ThumbnailRequest.maxSize)")
         }
         guard (1...100).contains(quality) else { throw ValidationError("--quality must be between 1 and 100") }
+        _ = try OutputFormat.resolve(output: output, format: format)
     }
 
     func run() throws {
-        let request = ThumbnailRequest(size: size, fit: fit, format: format ?? formatFromOutputName, jpegQuality: quality,
-                                       convertToSRGB: !noSrgb)
+        let request = ThumbnailRequest(size: size, fit: fit, format: try OutputFormat.resolve(output: output, format: format),
+                                       jpegQuality: quality, maxPixels: decode.maxPixels,
+                                       maxDecodeMemory: decode.decodeMemory, convertToSRGB: !noSrgb)
         let thumbnailer = Thumbnailer()
         var refused = false, unwritten = false
         for input in inputs {
@@ -84,15 +89,6 @@ struct ThumbnailCommand: ParsableCommand {
         }
         if unwritten { throw ExitCode(Console.Status.output) }
         if refused { throw ExitCode(Console.Status.someFailed) }
-    }
-
-    /// `-o small.png` means PNG even without --format.
-    private var formatFromOutputName: ImageFormat? {
-        switch output.map({ URL(fileURLWithPath: $0).pathExtension.lowercased() }) {
-        case "png": return .png
-        case "jpg", "jpeg": return .jpeg
-        default: return nil
-        }
     }
 
     private func destination(for input: String, format: ImageFormat) -> String {

@@ -16,6 +16,9 @@ struct WarmCommand: AsyncParsableCommand {
             Ctrl-C (SIGINT) or SIGTERM stops cleanly: in-flight work is abandoned, the cache stays \
             consistent, and a re-run skips what is done.
 
+            Decodes in flight share --total-decode-memory: each reserves its estimate (see --max-decode-memory) \
+            before decoding and waits while the others hold too much.
+
             Exit codes: 0 every URL warmed; 1 some URLs failed (counted in the report, the first \
             \(WarmReport.failureSampleSize) listed; all of them in the --json report); 8 cache directory error; \
             64 usage; 74 the --json report could not be written; 130 / 143 interrupted by SIGINT / SIGTERM.
@@ -49,6 +52,18 @@ struct WarmCommand: AsyncParsableCommand {
 
     @OptionGroup var fetch: FetchOptions
 
+    @OptionGroup var decode: DecodeOptions
+
+    static let defaultTotalDecodeMemory = ByteCount(bytes: Int64(DecodeBudget.defaultCapacity))
+
+    static let totalDecodeMemoryHelp = ByteCount.optionHelp(
+        "Memory all decodes in flight may use together, at least --max-decode-memory (default: \(defaultTotalDecodeMemory)).",
+        discussion: "Each decode reserves its estimate first and waits while the others hold too much, so the peak stays "
+            + "near this plus the process's base, whatever --concurrency and the images are.")
+
+    @Option(help: totalDecodeMemoryHelp, transform: { try ByteCount(parsing: $0) })
+    var totalDecodeMemory: ByteCount = defaultTotalDecodeMemory
+
     func parsedSizes() throws -> [Int] {
         let fields = sizes.split(separator: ",", omittingEmptySubsequences: false)
         let parsed = fields.compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }.filter { (1...ThumbnailRequest.maxSize).contains($0) }
@@ -67,6 +82,9 @@ struct WarmCommand: AsyncParsableCommand {
         guard Self.progressIntervalRange.contains(progressInterval) else {
             throw ValidationError("--progress-interval must be between \(Self.progressIntervalText) seconds")
         }
+        guard totalDecodeMemory.bytes >= decode.maxDecodeMemory.bytes else {
+            throw ValidationError("--total-decode-memory (\(totalDecodeMemory)) must be at least --max-decode-memory (\(decode.maxDecodeMemory))")
+        }
     }
 
     func run() async throws {
@@ -75,6 +93,8 @@ struct WarmCommand: AsyncParsableCommand {
         let reportFile = try json.map { path throws(FileOutput.Failure) in try WarmReportFile(path: path) }
         let pipeline = try cache.openPipeline { configuration in
             fetch.apply(to: &configuration)
+            decode.apply(to: &configuration)
+            configuration.decodeBudget = DecodeBudget(capacity: Int(clamping: totalDecodeMemory.bytes))
             // Each thumbnail is asked for once: a large memory cache would only grow the footprint.
             configuration.memoryLimits = .init(totalCost: 4 << 20, count: 256)
         }

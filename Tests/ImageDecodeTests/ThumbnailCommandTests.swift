@@ -1,3 +1,4 @@
+import BombTestSupport
 import Foundation
 import Testing
 @testable import ImageDecode
@@ -11,16 +12,7 @@ enum CLI {
     }()
 
     static func run(_ arguments: [String]) throws -> (status: Int32, stderr: String) {
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = arguments
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return (process.terminationStatus, text)
+        try CappedProcess.runCollectingStandardError(binary!, arguments)
     }
 
     static func temporaryDirectory() throws -> URL {

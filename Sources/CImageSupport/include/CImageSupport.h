@@ -15,6 +15,8 @@ typedef enum {
     TC_TRUNCATED = 2,
     TC_UNSUPPORTED = 3,
     TC_NO_MEMORY = 4,
+    /// The decoder needs more memory than the limit it was given (libjpeg's whole-image buffers).
+    TC_OVER_BUDGET = 5,
 } tc_status;
 
 enum { TC_MESSAGE_CAPACITY = 256 };
@@ -30,6 +32,9 @@ typedef struct {
     int color_space;       // J_COLOR_SPACE of the file
     int progressive;
     int saw_adobe_marker;  // Adobe CMYK files store inverted ink values
+    /// Bytes of libjpeg's whole-image coefficient buffer, which progressive and multi-scan files need
+    /// (every component's blocks, 128 bytes each, at full size whatever the scaling); 0 for single-scan files.
+    uint64_t coefficient_bytes;
 } tc_jpeg_header;
 
 /// Wraps `data` (not copied; it must outlive the decoder). Returns NULL only when out of memory.
@@ -48,8 +53,9 @@ const uint8_t *tc_jpeg_exif(const tc_jpeg_decoder *decoder, size_t *length);
 /// `*profile` (release with tc_free), or 0 when there is none or the chunks are inconsistent.
 int tc_jpeg_icc(const tc_jpeg_decoder *decoder, uint8_t **profile, size_t *length);
 /// Starts decompression at 1/scale_denom size. `cmyk` asks for raw CMYK (for CMYK/YCCK files),
-/// otherwise RGB is produced (grayscale is expanded). Reports the output geometry.
-tc_status tc_jpeg_start(tc_jpeg_decoder *decoder, int scale_denom, int cmyk,
+/// otherwise RGB is produced (grayscale is expanded). Reports the output geometry. libjpeg may use at most
+/// `max_memory` bytes (its memory manager's limit; TC_OVER_BUDGET when a whole-image buffer would exceed it).
+tc_status tc_jpeg_start(tc_jpeg_decoder *decoder, int scale_denom, int cmyk, size_t max_memory,
                         int *out_width, int *out_height, int *out_components);
 /// Decodes up to `max_rows` rows into `buffer` (rows `stride` bytes apart).
 tc_status tc_jpeg_read_rows(tc_jpeg_decoder *decoder, uint8_t *buffer, size_t stride,

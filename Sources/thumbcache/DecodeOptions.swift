@@ -1,0 +1,34 @@
+import ArgumentParser
+import ImageDecode
+import ThumbcacheKit
+
+/// Limits on what one decode may take (`get`, `warm`, `thumbnail`): a source over either is refused from its
+/// header, before any pixel memory exists, with exit code 6 (`thumbnail`: 1, one line per input).
+struct DecodeOptions: ParsableArguments {
+    static let defaultMaxDecodeMemory = ByteCount(bytes: Int64(ThumbnailRequest.defaultMaxDecodeMemory))
+
+    @Option(help: ArgumentHelp(
+        "Largest image accepted, in pixels (width x height), at least 1 (default: \(ImageDecoder.defaultMaxPixels)).",
+        valueName: "pixels"))
+    var maxPixels: Int = ImageDecoder.defaultMaxPixels
+
+    static let maxDecodeMemoryHelp = ByteCount.optionHelp(
+        "Memory one decode may use, e.g. 512MiB (default: \(defaultMaxDecodeMemory)).",
+        discussion: "Progressive JPEGs and interlaced PNGs hold the whole image while decoding, whatever the thumbnail's "
+            + "size: a progressive 7000x7000 JPEG needs about 300 MiB.")
+
+    @Option(help: maxDecodeMemoryHelp, transform: { try ByteCount(parsing: $0) })
+    var maxDecodeMemory: ByteCount = defaultMaxDecodeMemory
+
+    func validate() throws {
+        guard maxPixels >= 1 else { throw ValidationError("--max-pixels must be at least 1") }
+    }
+
+    /// The per-decode limit as an Int (ByteCount allows up to Int64.max, which is Int.max here).
+    var decodeMemory: Int { Int(clamping: maxDecodeMemory.bytes) }
+
+    func apply(to configuration: inout PipelineConfiguration) {
+        configuration.maxPixels = maxPixels
+        configuration.maxDecodeMemory = decodeMemory
+    }
+}

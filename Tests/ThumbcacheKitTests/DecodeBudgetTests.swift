@@ -1,0 +1,138 @@
+import BombTestSupport
+import Foundation
+import ImageDecode
+import SeededRandom
+import Testing
+@testable import ThumbcacheKit
+
+/// Issue 14, B5: the process-wide bound on decode memory. Reservations that do not fit wait, in order, and
+/// the bytes reserved at once never exceed the capacity.
+@Suite struct DecodeBudgetTests {
+    /// Yields until `condition` holds (another task reaching a state), a bounded number of times.
+    static func eventually(_ condition: () -> Bool) async -> Bool {
+        for _ in 0..<100_000 where !condition() { await Task.yield() }
+        return condition()
+    }
+
+    @Test func aReservationThatDoesNotFitWaitsForARelease() async throws {
+        let budget = DecodeBudget(capacity: 100)
+        let first = try await budget.reserve(70)
+        let admitted = Locked(false)
+        let second = Task {
+            let bytes = try await budget.reserve(50)
+            admitted.withLock { $0 = true }
+            return bytes
+        }
+        #expect(await Self.eventually { budget.waiting == 1 })
+        #expect(!admitted.withLock { $0 } && budget.inUse == 70)
+        budget.release(first)
+        #expect(try await second.value == 50)
+        #expect(budget.inUse == 50 && budget.waiting == 0)
+        budget.release(50)
+        #expect(budget.inUse == 0 && budget.peak == 70)
+    }
+
+    @Test func waitersAreServedInOrder() async throws {
+        let budget = DecodeBudget(capacity: 100)
+        let held = try await budget.reserve(100)
+        let order = Locked<[Int]>([])
+        // A large reservation first, then small ones: the small ones must not overtake it.
+        let large = Task {
+            let bytes = try await budget.reserve(90)
+            order.withLock { $0.append(90) }
+            return bytes
+        }
+        #expect(await Self.eventually { budget.waiting == 1 })
+        let small = Task {
+            let bytes = try await budget.reserve(10)
+            order.withLock { $0.append(10) }
+            return bytes
+        }
+        #expect(await Self.eventually { budget.waiting == 2 })
+        budget.release(held)
+        let (a, b) = (try await large.value, try await small.value)
+        #expect(order.withLock { $0 } == [90, 10])
+        budget.release(a)
+        budget.release(b)
+        #expect(budget.inUse == 0)
+    }
+
+    @Test func concurrentReservationsNeverExceedTheCapacity() async throws {
+        let budget = DecodeBudget(capacity: 1000)
+        var random = SplitMix64(seed: 5)
+        let sizes = (0..<200).map { _ in Int.random(in: 1...1200, using: &random) }  // some above the capacity
+        let overlapping = Locked((now: 0, most: 0))
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for size in sizes {
+                group.addTask {
+                    try await budget.withReservation(size) {
+                        let reserved = min(size, 1000)
+                        overlapping.withLock { $0.now += reserved; $0.most = max($0.most, $0.now) }
+                        await Task.yield()
+                        overlapping.withLock { $0.now -= reserved }
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        #expect(overlapping.withLock { $0.most } <= 1000)
+        #expect(budget.peak <= 1000 && budget.inUse == 0 && budget.waiting == 0)
+    }
+
+    @Test func aReservationLargerThanTheCapacityRunsAlone() async throws {
+        let budget = DecodeBudget(capacity: 100)
+        #expect(try await budget.reserve(5000) == 100)
+        #expect(budget.inUse == 100)
+        budget.release(100)
+    }
+
+    @Test func cancellingAWaiterReservesNothingAndLetsOthersIn() async throws {
+        let budget = DecodeBudget(capacity: 100)
+        let held = try await budget.reserve(60)
+        let blocked = Task { try await budget.reserve(80) }
+        #expect(await Self.eventually { budget.waiting == 1 })
+        let behind = Task { try await budget.reserve(30) }  // fits, but waits behind the first in line
+        #expect(await Self.eventually { budget.waiting == 2 })
+        blocked.cancel()
+        await #expect(throws: CancellationError.self) { try await blocked.value }
+        #expect(try await behind.value == 30)
+        #expect(budget.inUse == 90)
+        budget.release(held)
+        budget.release(30)
+        #expect(budget.inUse == 0 && budget.waiting == 0)
+    }
+}
+
+/// The pipeline reserves each render's estimate from its budget and refuses a decode over its limit.
+@Suite struct PipelineDecodeMemoryTests {
+    @Test func rendersReserveTheirEstimateAndReturnIt() async throws {
+        let budget = DecodeBudget(capacity: 64 << 20)
+        let harness = try PipelineHarness { $0.decodeBudget = budget }
+        let source = harness.directory.appendingPathExtension("jpg")
+        defer { try? FileManager.default.removeItem(at: source) }
+        try Data(CraftedJPEG.flat(width: 2000, height: 1000, layout: .progressive)).write(to: source)
+        let result = try await harness.pipeline.thumbnail(for: ImageSource(source.path), size: 64)
+        #expect((result.width, result.height) == (64, 32))
+        let expected = try Thumbnailer().workingMemory(for: .file(source.path), ThumbnailRequest(size: 64))
+        #expect(budget.peak == expected && budget.inUse == 0)
+        await harness.close()
+    }
+
+    @Test func aDecodeOverTheLimitIsRefusedWithExitCode6() async throws {
+        let harness = try PipelineHarness { $0.maxDecodeMemory = 1 << 20 }
+        let source = harness.directory.appendingPathExtension("jpg")
+        try Data(CraftedJPEG.flat(width: 2000, height: 1000, layout: .progressive)).write(to: source)
+        defer { try? FileManager.default.removeItem(at: source) }
+        let error = await #expect(throws: PipelineError.self) {
+            try await harness.pipeline.thumbnail(for: ImageSource(source.path), size: 64)
+        }
+        guard case .image(_, .overMemoryBudget(let needed, let limit)) = error else {
+            Issue.record("expected overMemoryBudget, got \(String(describing: error))")
+            return
+        }
+        #expect(limit == 1 << 20 && needed > 2000 * 1000 * 3 * 2)
+        #expect(error?.exitCode == 6)
+        #expect(DecodeBudget.shared.inUse == 0)
+        await harness.close()
+    }
+}
