@@ -27,7 +27,7 @@ let package = Package(
         // Child process for the crash (kill -9) and disk-full tests.
         .executableTarget(name: "disklru-torture", dependencies: ["DiskLru"]),
         .testTarget(name: "DiskLruTests", dependencies: ["DiskLru", "disklru-torture", "SeededRandom"]),
-        // `disklru list|verify|stats DIR`: inspects any DiskLruCache directory read-only (README, DiskLru section).
+        // `disklru list|verify|stats DIR`: inspects any DiskLruCache directory read-only (docs/cli.md).
         .executableTarget(name: "disklru-inspect", dependencies: [
             "DiskLru", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),

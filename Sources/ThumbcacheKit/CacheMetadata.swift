@@ -1,7 +1,7 @@
 import Foundation
 
 /// Value 0 of every cache entry: what was fetched, when, with which caching headers, and what is stored.
-/// JSON, documented in the README ("Disk layout"), so other tools can read it.
+/// JSON, documented in docs/disk-layout.md, so other tools can read it.
 public struct CacheMetadata: Codable, Sendable, Equatable {
     public static let currentVersion = 1
 

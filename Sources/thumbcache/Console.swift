@@ -9,7 +9,7 @@ import Glibc
 /// Output goes through `FileOutput`, so a closed pipe, a closed descriptor or a full disk is a one-line
 /// error and exit 74, never a trap or a silent death by SIGPIPE.
 enum Console {
-    /// Exit codes beyond the pipeline's (`PipelineError.exitCode`: 3 to 8, 64); documented in the README
+    /// Exit codes beyond the pipeline's (`PipelineError.exitCode`: 3 to 9, 64); documented in the README
     /// and in each command's help.
     enum Status {
         /// Some inputs of `warm` or `thumbnail` failed; the others were done.
