@@ -27,6 +27,7 @@ enum Console {
             case 6: "limit"
             case 7: "notCached"
             case 8: "cacheDirectory"
+            case 9: "sourceRefused"
             case usage: "usage"
             case output: "output"
             default: "failed"
