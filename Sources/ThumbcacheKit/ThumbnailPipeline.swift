@@ -280,7 +280,7 @@ public final class ThumbnailPipeline: Sendable {
         let thumbnail: Thumbnail
         do {
             thumbnail = try thumbnailer.makeThumbnail(from: input, ThumbnailRequest(
-                size: size, format: format, jpegQuality: configuration.jpegQuality, maxPixels: configuration.maxPixels))
+                size: size, format: format, quality: configuration.jpegQuality, maxPixels: configuration.maxPixels))
         } catch {
             throw .image(url: source.normalized, error)
         }

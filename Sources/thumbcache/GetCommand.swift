@@ -37,7 +37,7 @@ struct GetCommand: AsyncParsableCommand {
         discussion: "A regular file is replaced atomically; a device or FIFO is written in place."))
     var output: String?
 
-    @Option(help: "jpeg or png (default: jpeg, or png when the image has transparency).")
+    @Option(help: "jpeg, png, webp or avif (default: jpeg, or png when the image has transparency). Only the default format is kept on disk; webp and avif are rendered from the cached original.")
     var format: ImageFormat?
 
     @OptionGroup var cache: CacheOptions
@@ -64,6 +64,9 @@ struct GetCommand: AsyncParsableCommand {
             throw ValidationError("--size must be between 1 and \(ThumbnailRequest.maxSize)")
         }
         if offline && refresh { throw ValidationError("--offline and --refresh contradict each other") }
+        if let format, !format.isEncodable {
+            throw ValidationError("--format \(format.rawValue) cannot be written; choose jpeg, png, webp or avif")
+        }
         if let staleIfError, staleIfError < 0 { throw ValidationError("--stale-if-error must be 0 or more seconds") }
     }
 

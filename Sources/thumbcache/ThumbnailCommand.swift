@@ -6,15 +6,15 @@ import ThumbcacheKit
 extension ImageFormat: ExpressibleByArgument {}
 extension FitMode: ExpressibleByArgument {}
 
-/// `thumbcache thumbnail`: makes thumbnails of local JPEG/PNG files.
+/// `thumbcache thumbnail`: makes thumbnails of local JPEG, PNG, WebP, GIF and AVIF files.
 struct ThumbnailCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "thumbnail",
-        abstract: "Make thumbnails of JPEG or PNG files.",
+        abstract: "Make thumbnails of JPEG, PNG, WebP, GIF or AVIF files.",
         discussion: """
-            Decodes each INPUT (JPEG or PNG), applies its EXIF orientation, resizes it with \
+            Decodes each INPUT (JPEG, PNG, WebP, GIF or AVIF; of an animation, the first frame), applies its orientation, resizes it with \
             Lanczos3 so it fits in SIZE x SIZE (or covers it, with --fit cover), converts an embedded \
-            ICC profile to sRGB and encodes it. \
+            ICC profile to sRGB and encodes it as JPEG, PNG, WebP or AVIF (sRGB, no metadata). \
             Images are never enlarged. An output that is a regular file is replaced atomically; a device or \
             FIFO is written in place.
 
@@ -35,14 +35,14 @@ struct ThumbnailCommand: ParsableCommand {
     @Option(help: "Directory for outputs, named after each input (for several inputs).")
     var outputDir: String?
 
-    @Option(help: "Output format: jpeg or png (default: from the -o extension, else jpeg, or png when the source has transparency).")
+    @Option(help: "Output format: jpeg, png, webp or avif (default: from the -o extension, else jpeg, or png when the source has transparency).")
     var format: ImageFormat?
 
     @Option(help: "contain (fit inside the box) or cover (fill the box, centre-crop).")
     var fit: FitMode = .contain
 
-    @Option(help: "JPEG quality, 1-100.")
-    var quality: Int = 80
+    @Option(help: "Quality for jpeg, webp and avif output, 1-100 (png is lossless).")
+    var quality: Int = ImageEncoder.defaultQuality
 
     @Flag(help: "Keep the stored colour values instead of converting an embedded ICC profile to sRGB.")
     var noSrgb = false
@@ -58,10 +58,13 @@ struct ThumbnailCommand: ParsableCommand {
             throw ValidationError("--size must be between 1 and \(ThumbnailRequest.maxSize)")
         }
         guard (1...100).contains(quality) else { throw ValidationError("--quality must be between 1 and 100") }
+        if let format, !format.isEncodable {
+            throw ValidationError("--format \(format.rawValue) cannot be written; choose jpeg, png, webp or avif")
+        }
     }
 
     func run() throws {
-        let request = ThumbnailRequest(size: size, fit: fit, format: format ?? formatFromOutputName, jpegQuality: quality,
+        let request = ThumbnailRequest(size: size, fit: fit, format: format ?? formatFromOutputName, quality: quality,
                                        convertToSRGB: !noSrgb)
         let thumbnailer = Thumbnailer()
         var refused = false, unwritten = false
@@ -86,11 +89,13 @@ struct ThumbnailCommand: ParsableCommand {
         if refused { throw ExitCode(Console.Status.someFailed) }
     }
 
-    /// `-o small.png` means PNG even without --format.
+    /// `-o small.png` (or .webp, .avif) means that format even without --format.
     private var formatFromOutputName: ImageFormat? {
         switch output.map({ URL(fileURLWithPath: $0).pathExtension.lowercased() }) {
         case "png": return .png
         case "jpg", "jpeg": return .jpeg
+        case "webp": return .webp
+        case "avif": return .avif
         default: return nil
         }
     }
