@@ -65,6 +65,8 @@ let package = Package(
             .product(name: "NIOHTTP1", package: "swift-nio"),
             .product(name: "NIOSSL", package: "swift-nio-ssl"),
         ], exclude: ["Fixtures"]),
+        // Encoder size/time benchmark for WebP and AVIF against JPEG (scripts/bench-formats.sh).
+        .executableTarget(name: "format-bench", dependencies: ["ImageDecode"]),
         // Memory-hit latency benchmark (scripts/bench-get.sh).
         .executableTarget(name: "pipeline-bench", dependencies: ["ThumbcacheKit"]),
         .executableTarget(name: "thumbcache", dependencies: [

@@ -25,18 +25,12 @@ final class AVIFDecoder: RowDecoder {
             throw .outOfMemory
         }
         var header = tc_avif_header()
-        let status = tc_avif_read_header(handle, &header)
-        guard status == TC_OK else {
-            let error = ImageDecoder.error(status, message: tc_avif_message(handle))
-            tc_avif_decoder_destroy(handle)
-            throw error
-        }
+        try DecoderGlue.readHeader(handle, into: &header, read: tc_avif_read_header, message: tc_avif_message,
+                                   destroy: tc_avif_decoder_destroy)
         self.handle = handle
         self.header = header
         var iccLength = 0
-        colorProfile = tc_avif_icc(handle, &iccLength).flatMap {
-            ColorProfile(Array(UnsafeBufferPointer(start: $0, count: iccLength)))
-        }
+        colorProfile = DecoderGlue.profile(tc_avif_icc(handle, &iccLength), length: iccLength)
         info = ImageInfo(format: .avif, width: Int(header.width), height: Int(header.height),
                          orientation: Self.orientation(rotation: Int(header.rotation), mirror: Int(header.mirror)),
                          hasAlpha: header.has_alpha != 0, colorProfile: colorProfile?.name,
@@ -81,12 +75,8 @@ final class AVIFDecoder: RowDecoder {
 
     func readRows(_ consume: (UnsafeBufferPointer<UInt8>) -> Void) throws(ImageDecodeError) {
         let stride = info.width * channels
-        let frame = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: stride * info.height)
-        defer { frame.deallocate() }
-        let status = tc_avif_decode(handle, Int32(channels), convertToSRGB ? 1 : 0, frame.baseAddress, stride)
-        guard status == TC_OK else { throw ImageDecoder.error(status, message: tc_avif_message(handle)) }
-        for y in 0..<info.height {
-            consume(UnsafeBufferPointer(rebasing: frame[y * stride..<(y + 1) * stride]))
-        }
+        try DecoderGlue.decodeWhole(height: info.height, stride: stride, consume, decode: {
+            tc_avif_decode(handle, Int32(channels), convertToSRGB ? 1 : 0, $0, stride)
+        }, message: { tc_avif_message(handle) })
     }
 }

@@ -16,12 +16,8 @@ final class GIFDecoder: RowDecoder {
         guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self),
               let handle = tc_gif_decoder_create(base, bytes.count) else { throw .outOfMemory }
         var header = tc_gif_header()
-        let status = tc_gif_read_header(handle, &header)
-        guard status == TC_OK else {
-            let error = ImageDecoder.error(status, message: tc_gif_message(handle))
-            tc_gif_decoder_destroy(handle)
-            throw error
-        }
+        try DecoderGlue.readHeader(handle, into: &header, read: tc_gif_read_header, message: tc_gif_message,
+                                   destroy: tc_gif_decoder_destroy)
         self.handle = handle
         self.header = header
         info = ImageInfo(format: .gif, width: Int(header.screen_width), height: Int(header.screen_height),

@@ -16,22 +16,13 @@ final class WebPDecoder: RowDecoder {
         guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self),
               let handle = tc_webp_decoder_create(base, bytes.count) else { throw .outOfMemory }
         var header = tc_webp_header()
-        let status = tc_webp_read_header(handle, &header)
-        guard status == TC_OK else {
-            let error = ImageDecoder.error(status, message: tc_webp_message(handle))
-            tc_webp_decoder_destroy(handle)
-            throw error
-        }
+        try DecoderGlue.readHeader(handle, into: &header, read: tc_webp_read_header, message: tc_webp_message,
+                                   destroy: tc_webp_decoder_destroy)
         self.handle = handle
         self.header = header
-        var exifLength = 0
-        let orientation = tc_webp_exif(handle, &exifLength).flatMap {
-            EXIF.orientation(tiff: UnsafeRawBufferPointer(start: $0, count: exifLength))
-        }
-        var iccLength = 0
-        colorProfile = tc_webp_icc(handle, &iccLength).flatMap {
-            ColorProfile(Array(UnsafeBufferPointer(start: $0, count: iccLength)))
-        }
+        var exifLength = 0, iccLength = 0
+        let orientation = DecoderGlue.orientation(tc_webp_exif(handle, &exifLength), length: exifLength)
+        colorProfile = DecoderGlue.profile(tc_webp_icc(handle, &iccLength), length: iccLength)
         info = ImageInfo(format: .webp, width: Int(header.canvas_width), height: Int(header.canvas_height),
                          orientation: orientation ?? .identity, hasAlpha: header.has_alpha != 0,
                          colorProfile: colorProfile?.name, frameCount: Int(header.frame_count))
@@ -72,14 +63,9 @@ final class WebPDecoder: RowDecoder {
 
     /// libwebp decodes the whole frame in one call; the rows are then handed out in order.
     func readRows(_ consume: (UnsafeBufferPointer<UInt8>) -> Void) throws(ImageDecodeError) {
-        let stride = output.width * output.channels
-        let frame = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: stride * output.height)
-        defer { frame.deallocate() }
-        let status = tc_webp_decode(handle, Int32(output.width), Int32(output.height), Int32(output.channels),
-                                    frame.baseAddress, stride)
-        guard status == TC_OK else { throw ImageDecoder.error(status, message: tc_webp_message(handle)) }
-        for y in 0..<output.height {
-            consume(UnsafeBufferPointer(rebasing: frame[y * stride..<(y + 1) * stride]))
-        }
+        try DecoderGlue.decodeWhole(height: output.height, stride: output.width * output.channels, consume, decode: {
+            tc_webp_decode(handle, Int32(output.width), Int32(output.height), Int32(output.channels), $0,
+                           output.width * output.channels)
+        }, message: { tc_webp_message(handle) })
     }
 }
