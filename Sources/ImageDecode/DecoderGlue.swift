@@ -3,6 +3,20 @@ import CImageSupport
 /// What the WebP, GIF and AVIF decoders share around their C glue: opening a handle, reading metadata
 /// the glue hands out as pointers, and handing out a frame decoded whole as rows.
 enum DecoderGlue {
+    /// Creates a C decoder over `bytes` (which must outlive it) and reads its header; the handle belongs to the caller.
+    static func open<Header>(
+        _ bytes: UnsafeRawBufferPointer, empty: Header,
+        create: (UnsafePointer<UInt8>, Int) -> OpaquePointer?,
+        read: (OpaquePointer, UnsafeMutablePointer<Header>) -> tc_status,
+        message: (OpaquePointer) -> UnsafePointer<CChar>?, destroy: (OpaquePointer) -> Void
+    ) throws(ImageDecodeError) -> (handle: OpaquePointer, header: Header) {
+        guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self),
+              let handle = create(base, bytes.count) else { throw .outOfMemory }
+        var header = empty
+        try readHeader(handle, into: &header, read: read, message: message, destroy: destroy)
+        return (handle, header)
+    }
+
     /// Reads the header through `read`; on failure the handle is destroyed and the glue's message thrown.
     static func readHeader<Header>(
         _ handle: OpaquePointer, into header: inout Header,

@@ -13,13 +13,9 @@ final class GIFDecoder: RowDecoder {
 
     /// Decodes from `bytes`, which must outlive the decoder.
     init(_ bytes: UnsafeRawBufferPointer) throws(ImageDecodeError) {
-        guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self),
-              let handle = tc_gif_decoder_create(base, bytes.count) else { throw .outOfMemory }
-        var header = tc_gif_header()
-        try DecoderGlue.readHeader(handle, into: &header, read: tc_gif_read_header, message: tc_gif_message,
-                                   destroy: tc_gif_decoder_destroy)
-        self.handle = handle
-        self.header = header
+        (handle, header) = try DecoderGlue.open(bytes, empty: tc_gif_header(), create: tc_gif_decoder_create,
+                                                read: tc_gif_read_header, message: tc_gif_message,
+                                                destroy: tc_gif_decoder_destroy)
         info = ImageInfo(format: .gif, width: Int(header.screen_width), height: Int(header.screen_height),
                          hasAlpha: header.has_alpha != 0, isProgressive: header.interlaced != 0)
     }

@@ -13,13 +13,9 @@ final class WebPDecoder: RowDecoder {
 
     /// Decodes from `bytes`, which must outlive the decoder.
     init(_ bytes: UnsafeRawBufferPointer) throws(ImageDecodeError) {
-        guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self),
-              let handle = tc_webp_decoder_create(base, bytes.count) else { throw .outOfMemory }
-        var header = tc_webp_header()
-        try DecoderGlue.readHeader(handle, into: &header, read: tc_webp_read_header, message: tc_webp_message,
-                                   destroy: tc_webp_decoder_destroy)
-        self.handle = handle
-        self.header = header
+        (handle, header) = try DecoderGlue.open(bytes, empty: tc_webp_header(), create: tc_webp_decoder_create,
+                                                read: tc_webp_read_header, message: tc_webp_message,
+                                                destroy: tc_webp_decoder_destroy)
         var exifLength = 0, iccLength = 0
         let orientation = DecoderGlue.orientation(tc_webp_exif(handle, &exifLength), length: exifLength)
         colorProfile = DecoderGlue.profile(tc_webp_icc(handle, &iccLength), length: iccLength)
