@@ -35,12 +35,19 @@ let package = Package(
         // The seeded generator shared by the fuzzers, the journal fuzz tests and the conformance cross runs.
         .target(name: "SeededRandom"),
 
-        // PNG/JPEG decode, Lanczos3 thumbnailing and encode on top of libpng and libjpeg-turbo; ICC via LittleCMS.
+        // PNG/JPEG/WebP/GIF/AVIF decode, Lanczos3 thumbnailing and encode on top of libpng and libjpeg-turbo; ICC via LittleCMS.
         .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"]), .brew(["libpng"])]),
         .systemLibrary(name: "CJPEG", pkgConfig: "libjpeg", providers: [.apt(["libjpeg-dev"]), .brew(["jpeg-turbo"])]),
         .systemLibrary(name: "CLCMS2", pkgConfig: "lcms2", providers: [.apt(["liblcms2-dev"]), .brew(["little-cms2"])]),
         .target(name: "CImageSupport", dependencies: ["CPNG", "CJPEG", "CLCMS2"]),
-        .target(name: "ImageDecode", dependencies: ["CImageSupport"]),
+        // WebP (libwebp + demux), GIF (giflib; no .pc file, the module map links it) and AVIF (libavif: dav1d/aom).
+        .systemLibrary(name: "CWebP", pkgConfig: "libwebpdemux", providers: [.apt(["libwebp-dev"]), .brew(["webp"])]),
+        .systemLibrary(name: "CGIF", providers: [.apt(["libgif-dev"]), .brew(["giflib"])]),
+        .systemLibrary(name: "CAVIF", pkgConfig: "libavif", providers: [.apt(["libavif-dev"]), .brew(["libavif"])]),
+        // The glue includes the C headers directly, so libgif (no pkg-config flags) is linked here by name.
+        .target(name: "CImageFormats", dependencies: ["CImageSupport", "CWebP", "CGIF", "CAVIF"],
+                linkerSettings: [.linkedLibrary("gif")]),
+        .target(name: "ImageDecode", dependencies: ["CImageSupport", "CImageFormats"]),
         .testTarget(name: "ImageDecodeTests", dependencies: ["ImageDecode", "SeededRandom", "BombTestSupport"],
                     exclude: ["Fixtures"]),
         // Resource bombs for the tests, crafted in memory (PNG chunks through zlib, JPEG markers by hand), and
@@ -65,6 +72,8 @@ let package = Package(
             .product(name: "NIOHTTP1", package: "swift-nio"),
             .product(name: "NIOSSL", package: "swift-nio-ssl"),
         ], exclude: ["Fixtures"]),
+        // Encoder size/time benchmark for WebP and AVIF against JPEG (scripts/bench-formats.sh).
+        .executableTarget(name: "format-bench", dependencies: ["ImageDecode"]),
         // Memory-hit latency benchmark (scripts/bench-get.sh).
         .executableTarget(name: "pipeline-bench", dependencies: ["ThumbcacheKit"]),
         .executableTarget(name: "thumbcache", dependencies: [

@@ -73,7 +73,7 @@ echo "$header time ratio | RSS ratio |"
 echo "$rule---|---|"
 
 files=()
-for d in "${dirs[@]}"; do for f in "$d"/*.jpg "$d"/*.png; do [ -e "$f" ] && files+=("$f"); done; done
+for d in "${dirs[@]}"; do for f in "$d"/*.jpg "$d"/*.png "$d"/*.webp "$d"/*.gif "$d"/*.avif; do [ -e "$f" ] && files+=("$f"); done; done
 declare -A total_time total_rss
 worst_time=0 worst_rss=0
 for f in "${files[@]}"; do

@@ -5,6 +5,7 @@ set -euo pipefail
 packages=(
   libpng-dev libjpeg-dev pkg-config  # ImageDecode: libpng and libjpeg-turbo (found through pkg-config)
   liblcms2-dev                    # ImageDecode: LittleCMS, embedded ICC profiles to sRGB
+  libwebp-dev libgif-dev libavif-dev  # ImageDecode: WebP (libwebp + demux), GIF (giflib), AVIF (libavif: dav1d, aom)
   default-jdk-headless            # Conformance: javac/java for the OkHttp driver
   libokhttp-java libokio-java     # Conformance: OkHttp 3.13's DiskLruCache, the reference implementation
   nginx python3                   # deploy/test-nginx-conf.sh: the balancer config tried with the real nginx
@@ -18,4 +19,12 @@ if ((${#missing[@]})); then
   echo "installing: ${missing[*]}"
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+# libwebp before 1.3.2 has the lossless Huffman-table overflow CVE-2023-4863 (exploited in the wild); Debian 12
+# carries the fix from 1.2.4-0.2+deb12u1 on. Refuse to go on with an older package.
+minimum_webp="1.2.4-0.2+deb12u1"
+installed_webp=$(dpkg-query -W -f='${Version}' libwebp-dev 2>/dev/null || true)
+if [ -n "$installed_webp" ] && ! dpkg --compare-versions "$installed_webp" ge "$minimum_webp"; then
+  echo "libwebp-dev $installed_webp is older than $minimum_webp (CVE-2023-4863): upgrade it (apt-get install --only-upgrade libwebp-dev libwebp7)" >&2
+  exit 1
 fi

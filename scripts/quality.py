@@ -79,7 +79,7 @@ def main():
     parser.add_argument("dirs", nargs="*", default=[os.path.join(corpus, "jpeg"), os.path.join(corpus, "png")])
     args = parser.parse_args()
 
-    files = sorted(os.path.join(d, f) for d in args.dirs for f in os.listdir(d) if f.lower().endswith((".jpg", ".png")))
+    files = sorted(os.path.join(d, f) for d in args.dirs for f in os.listdir(d) if f.lower().endswith((".jpg", ".png", ".webp", ".gif", ".avif")))
     # The last column encodes the reference itself as JPEG q80 with Pillow: what the codec alone
     # costs in SSIM, so the JPEG column can be judged against it.
     print("| image | source | thumbnail | SSIM (PNG out) | SSIM (JPEG q80 out) | Pillow ref as JPEG q80 | mean abs RGB diff (PNG out) |")

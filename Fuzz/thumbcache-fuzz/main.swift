@@ -1,7 +1,7 @@
 // Seeded mutation fuzzer for ImageDecode. Every iteration's input is a pure function of
 // (seed, iteration), so any crash can be replayed with `--replay N`.
 //
-//   thumbcache-fuzz [--seed S] [--seconds T] [--max-size BYTES] [--replay N] SEED_DIR...
+//   thumbcache-fuzz [--seed S] [--seconds T] [--max-size BYTES] [--only jpeg,png,webp,gif,avif] [--replay N] SEED_DIR...
 import Foundation
 import ImageDecode
 import SeededRandom
@@ -61,6 +61,8 @@ var seed: UInt64 = 1
 var seconds = 600.0
 var maxSize = 300_000
 var replay: Int?
+/// Seed files of these formats only (by signature), so each decoder can get a run of its own.
+var formats = Set(ImageFormat.allCases)
 var directories: [String] = []
 var arguments = CommandLine.arguments.dropFirst()
 while let argument = arguments.popFirst() {
@@ -69,6 +71,7 @@ while let argument = arguments.popFirst() {
     case "--seconds": seconds = Double(arguments.popFirst()!)!
     case "--max-size": maxSize = Int(arguments.popFirst()!)!
     case "--replay": replay = Int(arguments.popFirst()!)!
+    case "--only": formats = Set(arguments.popFirst()!.split(separator: ",").map { ImageFormat(rawValue: String($0))! })
     default: directories.append(argument)
     }
 }
@@ -77,15 +80,16 @@ var seeds: [[UInt8]] = []
 for directory in directories {
     let enumerator = FileManager.default.enumerator(atPath: directory)
     while let name = enumerator?.nextObject() as? String {
-        guard name.hasSuffix(".png") || name.hasSuffix(".jpg") else { continue }
-        if let data = FileManager.default.contents(atPath: directory + "/" + name), data.count <= maxSize {
+        guard [".png", ".jpg", ".webp", ".gif", ".avif", ".avifs"].contains(where: name.hasSuffix) else { continue }
+        if let data = FileManager.default.contents(atPath: directory + "/" + name), data.count <= maxSize,
+           let format = ImageFormat.sniff(data), formats.contains(format) {
             seeds.append([UInt8](data))
         }
     }
 }
 seeds.sort { $0.lexicographicallyPrecedes($1) }  // directory order must not change replays
-guard !seeds.isEmpty else { fatalError("no seed files (.png/.jpg) found in \(directories)") }
-report("fuzz: \(seeds.count) seed files, seed \(seed), \(seconds) s")
+guard !seeds.isEmpty else { fatalError("no seed files (\(formats.map(\.rawValue).sorted())) found in \(directories)") }
+report("fuzz: \(seeds.count) seed files (\(formats.map(\.rawValue).sorted().joined(separator: ","))), seed \(seed), \(seconds) s")
 
 let thumbnailer = Thumbnailer()
 // Every input is also decoded from a file (`EncodedImage.file`): the outcome must match.
@@ -100,7 +104,7 @@ while true {
     let input = mutate(seeds[Int.random(in: 0..<seeds.count, using: &rng)], &rng)
     let request = ThumbnailRequest(size: Int.random(in: 1...300, using: &rng),
                                    fit: Bool.random(using: &rng) ? .contain : .cover,
-                                   format: [nil, .jpeg, .png].randomElement(using: &rng)!,
+                                   format: [nil, nil, .jpeg, .png, .webp, .avif].randomElement(using: &rng)!,
                                    maxPixels: 4_000_000)
     let begin = Date()
     let fromMemory = Result { () throws(ImageDecodeError) in try thumbnailer.makeThumbnail(from: Data(input), request).data }

@@ -1,11 +1,11 @@
 /// Why an image was refused or a thumbnail could not be made. Every message says what is
 /// wrong with the input (or request) in terms the person supplying it can act on.
 public enum ImageDecodeError: Error, Equatable, Sendable, CustomStringConvertible {
-    /// The bytes are neither a JPEG nor a PNG.
+    /// The bytes are not a JPEG, PNG, WebP, GIF or AVIF.
     case unrecognizedFormat
     /// A valid file using a feature this decoder deliberately does not handle (12-bit, lossless JPEG).
     case unsupported(String)
-    /// The file is damaged; the associated text is libjpeg's or libpng's diagnosis.
+    /// The file is damaged; the associated text is the decoding library's diagnosis.
     case corrupt(String)
     /// The file ends before the image data does.
     case truncated
@@ -25,7 +25,7 @@ public enum ImageDecodeError: Error, Equatable, Sendable, CustomStringConvertibl
     public var description: String {
         switch self {
         case .unrecognizedFormat:
-            return "not a JPEG or PNG file (unrecognized signature bytes)"
+            return "not a JPEG, PNG, WebP, GIF or AVIF file (unrecognized signature bytes)"
         case .unsupported(let detail):
             return "unsupported image: \(detail)"
         case .corrupt(let detail):

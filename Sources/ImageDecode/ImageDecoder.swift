@@ -22,7 +22,7 @@ protocol RowDecoder: AnyObject {
     func workingMemory(shrink: Double) -> Int
 }
 
-/// Entry points for probing and decoding JPEG and PNG files, in memory or on disk.
+/// Entry points for probing and decoding JPEG, PNG, WebP, GIF and AVIF files, in memory or on disk.
 public enum ImageDecoder {
     public static let defaultMaxPixels = 50_000_000
 
@@ -66,6 +66,9 @@ public enum ImageDecoder {
                     let decoder: any RowDecoder = switch format {
                     case .jpeg: try JPEGDecoder(bytes, memoryLimit: maxMemory)
                     case .png: try PNGDecoder(bytes)
+                    case .webp: try WebPDecoder(bytes)
+                    case .gif: try GIFDecoder(bytes)
+                    case .avif: try AVIFDecoder(bytes, maxPixels: maxPixels)
                     }
                     return .success(try run(decoder, maxPixels: maxPixels, body))
                 } catch {
@@ -78,17 +81,34 @@ public enum ImageDecoder {
                 throw .unreadable(path: path, reason: String(cString: strerror(errno)))
             }
             defer { fclose(file) }
-            var signature = [UInt8](repeating: 0, count: 16)
+            var signature = [UInt8](repeating: 0, count: ImageFormat.signatureLength)
             let count = fread(&signature, 1, signature.count, file)
             guard ferror(file) == 0 else { throw .unreadable(path: path, reason: String(cString: strerror(errno))) }
             guard let format = ImageFormat.sniff(Data(signature.prefix(count))) else { throw .unrecognizedFormat }
             rewind(file)
-            let decoder: any RowDecoder = switch format {
-            case .jpeg: try JPEGDecoder(file: file, memoryLimit: maxMemory)
-            case .png: try PNGDecoder(file: file)
+            let decoder: any RowDecoder
+            switch format {
+            case .jpeg: decoder = try JPEGDecoder(file: file, memoryLimit: maxMemory)
+            case .png: decoder = try PNGDecoder(file: file)
+            case .webp, .gif, .avif:
+                // libwebp, our GIF reader and libavif take the file whole: it is read into memory.
+                return try withDecoder(for: .data(readAll(file, path: path)), maxPixels: maxPixels, maxMemory: maxMemory, body)
             }
             return try run(decoder, maxPixels: maxPixels, body)
         }
+    }
+
+    /// The rest of an open file, in 64 KiB reads.
+    private static func readAll(_ file: UnsafeMutablePointer<FILE>, path: String) throws(ImageDecodeError) -> Data {
+        var contents = Data()
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = fread(&chunk, 1, chunk.count, file)
+            contents.append(contentsOf: chunk.prefix(count))
+            if count < chunk.count { break }
+        }
+        guard ferror(file) == 0 else { throw .unreadable(path: path, reason: String(cString: strerror(errno))) }
+        return contents
     }
 
     private static func run<Result>(

@@ -10,9 +10,12 @@ public struct ImageInfo: Sendable, Equatable {
     /// The description of the embedded ICC profile (e.g. "Adobe RGB (1998)"), nil when there is none
     /// (or LittleCMS cannot read it, in which case it is ignored).
     public var colorProfile: String?
+    /// Frames in an animation or image sequence, where the header says (WebP, AVIF); nil when it does
+    /// not (JPEG, PNG, and GIF, whose frames can only be counted by reading them all). Only the first is decoded.
+    public var frameCount: Int?
 
     public init(format: ImageFormat, width: Int, height: Int, orientation: Orientation = .identity,
-                hasAlpha: Bool = false, isProgressive: Bool = false, colorProfile: String? = nil) {
+                hasAlpha: Bool = false, isProgressive: Bool = false, colorProfile: String? = nil, frameCount: Int? = nil) {
         self.format = format
         self.width = width
         self.height = height
@@ -20,6 +23,7 @@ public struct ImageInfo: Sendable, Equatable {
         self.hasAlpha = hasAlpha
         self.isProgressive = isProgressive
         self.colorProfile = colorProfile
+        self.frameCount = frameCount
     }
 
     /// Dimensions as displayed, after EXIF orientation.

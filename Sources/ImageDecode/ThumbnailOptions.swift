@@ -16,9 +16,15 @@ public struct ThumbnailRequest: Sendable, Equatable {
     /// Longest side for `contain`; side of the square for `cover`.
     public var size: Int
     public var fit: FitMode
-    /// nil chooses JPEG for opaque sources and PNG for sources with transparency.
+    /// nil chooses JPEG for opaque sources and PNG for sources with transparency. GIF cannot be written.
     public var format: ImageFormat?
-    public var jpegQuality: Int
+    /// Encoder quality, 1-100, for JPEG, WebP and AVIF (PNG is lossless and ignores it).
+    public var quality: Int
+    @available(*, deprecated, renamed: "quality", message: "quality now applies to WebP and AVIF as well")
+    public var jpegQuality: Int {
+        get { quality }
+        set { quality = newValue }
+    }
     /// Off by default: a source smaller than the box is re-encoded and oriented, not enlarged.
     public var allowUpscale: Bool
     /// Sources with more pixels than this are refused after reading only the header.
@@ -31,26 +37,36 @@ public struct ThumbnailRequest: Sendable, Equatable {
     /// Off keeps the stored values, which viewers then show as sRGB (colours shift).
     public var convertToSRGB: Bool
 
-    public init(size: Int, fit: FitMode = .contain, format: ImageFormat? = nil, jpegQuality: Int = 80,
+    public init(size: Int, fit: FitMode = .contain, format: ImageFormat? = nil,
+                quality: Int = ImageEncoder.defaultQuality,
                 allowUpscale: Bool = false, maxPixels: Int = ImageDecoder.defaultMaxPixels,
                 maxDecodeMemory: Int = defaultMaxDecodeMemory, convertToSRGB: Bool = true) {
         self.size = size
         self.fit = fit
         self.format = format
-        self.jpegQuality = jpegQuality
+        self.quality = quality
         self.allowUpscale = allowUpscale
         self.maxPixels = maxPixels
         self.maxDecodeMemory = maxDecodeMemory
         self.convertToSRGB = convertToSRGB
     }
 
+    @available(*, deprecated, renamed: "init(size:fit:format:quality:allowUpscale:maxPixels:convertToSRGB:)")
+    public init(size: Int, fit: FitMode = .contain, format: ImageFormat? = nil, jpegQuality: Int,
+                allowUpscale: Bool = false, maxPixels: Int = ImageDecoder.defaultMaxPixels,
+                convertToSRGB: Bool = true) {
+        self.init(size: size, fit: fit, format: format, quality: jpegQuality, allowUpscale: allowUpscale,
+                  maxPixels: maxPixels, convertToSRGB: convertToSRGB)
+    }
+
     func validate() throws(ImageDecodeError) {
         guard (1...Self.maxSize).contains(size) else {
             throw .invalidRequest("size must be between 1 and \(Self.maxSize) pixels, got \(size)")
         }
-        guard (1...100).contains(jpegQuality) else {
-            throw .invalidRequest("JPEG quality must be between 1 and 100, got \(jpegQuality)")
+        guard (1...100).contains(quality) else {
+            throw .invalidRequest("quality must be between 1 and 100, got \(quality)")
         }
+        if let format, !format.isEncodable { throw .invalidRequest(ImageEncoder.unwritable(format)) }
         guard maxPixels > 0 else { throw .invalidRequest("maxPixels must be positive, got \(maxPixels)") }
         guard maxDecodeMemory > 0 else { throw .invalidRequest("maxDecodeMemory must be positive, got \(maxDecodeMemory)") }
     }

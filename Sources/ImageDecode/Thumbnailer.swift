@@ -42,10 +42,7 @@ public struct Thumbnailer: Sendable {
             return (info.orientation.apply(to: resized), info)
         }
         let format = request.format ?? (image.hasAlpha ? .png : .jpeg)
-        let encoded = switch format {
-        case .jpeg: try JPEGEncoder.encode(image, quality: request.jpegQuality)
-        case .png: try PNGEncoder.encode(image)
-        }
+        let encoded = try ImageEncoder.encode(image, as: format, quality: request.quality)
         return Thumbnail(data: encoded, format: format, width: image.width, height: image.height, sourceInfo: info)
     }
 

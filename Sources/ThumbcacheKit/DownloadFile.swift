@@ -1,4 +1,5 @@
 import Foundation
+import ImageDecode
 
 /// A response body being written to a new file under `<cache>/downloads`, so a large original is never held
 /// in memory. `finish()` hands the file over as a `FetchedOriginal`; dropped before that (an error, a
@@ -25,7 +26,8 @@ final class DownloadFile {
     }
 
     func append(_ bytes: UnsafeRawBufferPointer) throws(PipelineError) {
-        if head.count < 16 { head.append(contentsOf: bytes.prefix(16 - head.count)) }
+        let wanted = ImageFormat.signatureLength
+        if head.count < wanted { head.append(contentsOf: bytes.prefix(wanted - head.count)) }
         var offset = 0
         while offset < bytes.count {
             let n = write(fd, bytes.baseAddress! + offset, bytes.count - offset)

@@ -233,7 +233,7 @@ final class HTTPFetcher: Sendable {
             }
             try chunk.withUnsafeReadableBytes { bytes in try download.append(bytes) }
             // Refuse an HTML error page (or anything else) as soon as its first bytes arrive.
-            if !sniffed && download.byteCount >= 8 {
+            if !sniffed && download.byteCount >= ImageFormat.signatureLength {
                 guard ImageFormat.sniff(download.head) != nil else { throw notAnImage }
                 sniffed = true
             }

@@ -278,7 +278,7 @@ public final class ThumbnailPipeline: Sendable {
             storedOriginal = try origin.entry!.openOriginal()
             input = storedOriginal!.image
         }
-        let request = ThumbnailRequest(size: size, format: format, jpegQuality: configuration.jpegQuality,
+        let request = ThumbnailRequest(size: size, format: format, quality: configuration.jpegQuality,
                                        maxPixels: configuration.maxPixels, maxDecodeMemory: configuration.maxDecodeMemory)
         let thumbnail: Thumbnail
         do {

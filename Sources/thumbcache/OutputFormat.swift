@@ -8,15 +8,17 @@ import ImageDecode
 /// `written`.
 enum OutputFormat {
     /// The formats thumbcache encodes, with the extensions that ask for them.
-    static let written: [(format: ImageFormat, extensions: [String])] = [(.jpeg, ["jpg", "jpeg"]), (.png, ["png"])]
+    static let written: [(format: ImageFormat, extensions: [String])] = ImageFormat.encodable.map { format in
+        (format, format == .jpeg ? ["jpg", "jpeg"] : [format.rawValue])
+    }
 
     /// Image formats a user may name in `-o` that have no encoder (read-only formats included).
-    static let unwritable: Set<String> = ["webp", "gif", "avif", "heic", "heif", "jxl", "tif", "tiff", "bmp", "ico", "jp2"]
+    static let unwritable: Set<String> = ["gif", "heic", "heif", "jxl", "tif", "tiff", "bmp", "ico", "jp2"]
 
-    /// "jpeg (.jpg, .jpeg) or png (.png)"
+    /// "jpeg (.jpg, .jpeg), png (.png), webp (.webp) or avif (.avif)"
     static var writtenList: String {
-        written.map { "\($0.format.rawValue) (\($0.extensions.map { "." + $0 }.joined(separator: ", ")))" }
-            .joined(separator: " or ")
+        let names = written.map { "\($0.format.rawValue) (\($0.extensions.map { "." + $0 }.joined(separator: ", ")))" }
+        return names.dropLast().joined(separator: ", ") + " or " + names.last!
     }
 
     /// The format to write: `format` if given, else the one `output`'s extension names, else nil (the

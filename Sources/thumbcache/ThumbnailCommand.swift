@@ -6,15 +6,15 @@ import ThumbcacheKit
 extension ImageFormat: ExpressibleByArgument {}
 extension FitMode: ExpressibleByArgument {}
 
-/// `thumbcache thumbnail`: makes thumbnails of local JPEG/PNG files.
+/// `thumbcache thumbnail`: makes thumbnails of local JPEG, PNG, WebP, GIF and AVIF files.
 struct ThumbnailCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "thumbnail",
-        abstract: "Make thumbnails of JPEG or PNG files.",
+        abstract: "Make thumbnails of JPEG, PNG, WebP, GIF or AVIF files.",
         discussion: """
-            Decodes each INPUT (JPEG or PNG), applies its EXIF orientation, resizes it with \
+            Decodes each INPUT (JPEG, PNG, WebP, GIF or AVIF; of an animation, the first frame), applies its orientation, resizes it with \
             Lanczos3 so it fits in SIZE x SIZE (or covers it, with --fit cover), converts an embedded \
-            ICC profile to sRGB and encodes it. \
+            ICC profile to sRGB and encodes it as JPEG, PNG, WebP or AVIF (sRGB, no metadata). \
             Images are never enlarged. An output that is a regular file is replaced atomically; a device or \
             FIFO is written in place.
 
@@ -36,14 +36,14 @@ struct ThumbnailCommand: ParsableCommand {
     @Option(help: "Directory for outputs, named after each input (for several inputs).")
     var outputDir: String?
 
-    @Option(help: "Output format: jpeg or png (default: from the -o extension, else jpeg, or png when the source has transparency); an -o extension of a format not written (.webp) is a usage error.")
+    @Option(help: "Output format: jpeg, png, webp or avif (default: from the -o extension, else jpeg, or png when the source has transparency); an -o extension of a format not written (.gif) is a usage error.")
     var format: ImageFormat?
 
     @Option(help: "contain (fit inside the box) or cover (fill the box, centre-crop).")
     var fit: FitMode = .contain
 
-    @Option(help: "JPEG quality, 1-100.")
-    var quality: Int = 80
+    @Option(help: "Quality for jpeg, webp and avif output, 1-100 (png is lossless).")
+    var quality: Int = ImageEncoder.defaultQuality
 
     @Flag(help: "Keep the stored colour values instead of converting an embedded ICC profile to sRGB.")
     var noSrgb = false
@@ -66,7 +66,7 @@ struct ThumbnailCommand: ParsableCommand {
 
     func run() throws {
         let request = ThumbnailRequest(size: size, fit: fit, format: try OutputFormat.resolve(output: output, format: format),
-                                       jpegQuality: quality, maxPixels: decode.maxPixels,
+                                       quality: quality, maxPixels: decode.maxPixels,
                                        maxDecodeMemory: decode.decodeMemory, convertToSRGB: !noSrgb)
         let thumbnailer = Thumbnailer()
         var refused = false, unwritten = false

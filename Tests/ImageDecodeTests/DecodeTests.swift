@@ -89,7 +89,9 @@ import Testing
 
     @Test func emptyAndForeignDataAreUnrecognized() {
         #expect(throws: ImageDecodeError.unrecognizedFormat) { try ImageDecoder.decode(Data()) }
-        #expect(throws: ImageDecodeError.unrecognizedFormat) { try ImageDecoder.decode(Data("GIF89a".utf8)) }
+        #expect(throws: ImageDecodeError.unrecognizedFormat) { try ImageDecoder.decode(Data("BM\u{0}\u{0}%PDF-1.7".utf8)) }
+        // A GIF signature with nothing after it is a GIF cut short, not foreign data.
+        #expect(throws: ImageDecodeError.truncated) { try ImageDecoder.decode(Data("GIF89a".utf8)) }
     }
 
     @Test func twelveBitAndLosslessJpegAreUnsupported() {

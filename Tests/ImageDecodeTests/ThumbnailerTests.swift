@@ -38,10 +38,10 @@ import Testing
 
     @Test func jpegRoundTripIsClose() throws {
         let data = try Fixtures.data("testorig.jpg")
-        let made = try thumbnailer.makeThumbnail(from: data, ThumbnailRequest(size: 227, jpegQuality: 95))
+        let made = try thumbnailer.makeThumbnail(from: data, ThumbnailRequest(size: 227, quality: 95))
         let difference = try Fixtures.meanAbsoluteDifference(ImageDecoder.decode(made.data), ImageDecoder.decode(data))
         #expect(difference < 3)
-        let small = try thumbnailer.makeThumbnail(from: data, ThumbnailRequest(size: 227, jpegQuality: 20))
+        let small = try thumbnailer.makeThumbnail(from: data, ThumbnailRequest(size: 227, quality: 20))
         #expect(small.data.count < made.data.count)
     }
 
@@ -62,7 +62,7 @@ import Testing
 
     @Test func invalidRequestsAreRefused() throws {
         let data = try Fixtures.data("testorig.jpg")
-        for request in [ThumbnailRequest(size: 0), ThumbnailRequest(size: 9000), ThumbnailRequest(size: 10, jpegQuality: 0)] {
+        for request in [ThumbnailRequest(size: 0), ThumbnailRequest(size: 9000), ThumbnailRequest(size: 10, quality: 0)] {
             let error = #expect(throws: ImageDecodeError.self) { try thumbnailer.makeThumbnail(from: data, request) }
             guard case .invalidRequest = error else { Issue.record("got \(String(describing: error))"); continue }
         }

@@ -1,0 +1,67 @@
+import Foundation
+import Testing
+@testable import ImageDecode
+
+struct FormatTests {
+    @Test func sniffsAllFiveFormats() throws {
+        for (name, format) in [("testorig.jpg", ImageFormat.jpeg), ("testorig.png", .png), ("webp/lossy.webp", .webp),
+                               ("gif/static.gif", .gif), ("avif/sequence.avif", .avif), ("avif/white-1x1.avif", .avif)] {
+            #expect(ImageFormat.sniff(try Fixtures.data(name)) == format, "\(name)")
+        }
+        // HEIC and MP4 share AVIF's box layout, not its brands.
+        let heic = Array("\0\0\0\u{18}ftypheic\0\0\0\0mif1heic".utf8)
+        #expect(ImageFormat.sniff(heic) == nil)
+        let compatible = Array("\0\0\0\u{1C}ftypmif1\0\0\0\0mif1avifmiaf".utf8)
+        #expect(ImageFormat.sniff(compatible) == .avif)
+        #expect(ImageFormat.sniff(Array("RIFF\0\0\0\0WAVE".utf8)) == nil)
+    }
+
+    @Test func mimeTypesAndWhatCanBeWritten() {
+        #expect(ImageFormat.allCases.map(\.mimeType) == ["image/jpeg", "image/png", "image/webp", "image/gif", "image/avif"])
+        #expect(ImageFormat.encodable == [.jpeg, .png, .webp, .avif])
+        #expect(throws: ImageDecodeError.self) { try ImageEncoder.encode(PixelBuffer(width: 1, height: 1, channels: 3), as: .gif) }
+        #expect(throws: ImageDecodeError.self) {
+            try Thumbnailer().makeThumbnail(from: Fixtures.data("gif/static.gif"), ThumbnailRequest(size: 8, format: .gif))
+        }
+    }
+
+    static func gradient(channels: Int) -> PixelBuffer {
+        Fixtures.image(width: 96, height: 64, channels: channels) { x, y in
+            let base = [UInt8(x * 255 / 95), UInt8(y * 255 / 63), UInt8((x + y) * 255 / 158)]
+            return channels == 4 ? base + [UInt8(x < 48 ? 255 : 64)] : base
+        }
+    }
+
+    @Test(arguments: [ImageFormat.webp, .avif])
+    func encodesRoundTripWithAlphaKept(_ format: ImageFormat) throws {
+        for channels in [3, 4] {
+            let image = Self.gradient(channels: channels)
+            let data = try ImageEncoder.encode(image, as: format)
+            #expect(ImageFormat.sniff(data) == format)
+            let back = try ImageDecoder.decode(data)
+            #expect(back.width == 96 && back.height == 64 && back.channels == channels)
+            #expect(Fixtures.meanAbsoluteDifference(back, image) < 4, "\(format) \(channels) channels")
+        }
+    }
+
+    @Test(arguments: [ImageFormat.jpeg, .webp, .avif])
+    func qualityChangesTheSize(_ format: ImageFormat) throws {
+        let photo = try ImageDecoder.decode(Fixtures.data("testorig.jpg"))
+        let low = try ImageEncoder.encode(photo, as: format, quality: 20)
+        let high = try ImageEncoder.encode(photo, as: format, quality: 90)
+        #expect(low.count < high.count)
+    }
+
+    @Test(arguments: [ImageFormat.webp, .avif])
+    func thumbnailsCarryNoMetadata(_ format: ImageFormat) throws {
+        // flower2.webp carries ICC, EXIF and XMP chunks; icc-444.avif an ICC profile and Exif/XMP items.
+        for name in ["webp/icc-exif-xmp.webp", "avif/icc-444.avif"] {
+            let made = try Thumbnailer().makeThumbnail(from: Fixtures.data(name), ThumbnailRequest(size: 64, format: format))
+            #expect(made.format == format)
+            let info = try ImageDecoder.probe(made.data)
+            #expect(info.colorProfile == nil && info.orientation == .identity)
+            let text = String(decoding: made.data, as: UTF8.self)
+            #expect(!text.contains("Exif") && !text.contains("EXIF") && !text.contains("XMP") && !text.contains("ICCP"))
+        }
+    }
+}
