@@ -96,6 +96,9 @@ struct GetCommand: AsyncParsableCommand {
         } else {
             try AtomicFile.replace(destination, with: result.data)
         }
+        if let reason = result.notCachedBecause {
+            Console.error("warning: the thumbnail was written but not cached: \(reason)")
+        }
         if let stale = result.staleBecause {
             Console.error("warning: served a copy \(String(format: "%.0f", stale.staleness)) s past fresh because the origin failed: \(stale.originError)")
         }
@@ -108,7 +111,8 @@ struct GetCommand: AsyncParsableCommand {
                 "output": destination, "servedFrom": result.servedFrom.rawValue, "source": result.source,
                 "key": result.cacheKey, "format": result.format.rawValue, "width": result.width, "height": result.height,
                 "bytes": result.data.count, "bytesDownloaded": result.bytesDownloaded, "rendered": result.rendered,
-            ].merging(result.staleBecause.map { ["staleBecause": $0.originError, "staleSeconds": $0.staleness] } ?? [:]) { a, _ in a })
+            ].merging(result.staleBecause.map { ["staleBecause": $0.originError, "staleSeconds": $0.staleness] } ?? [:]) { a, _ in a }
+             .merging(result.notCachedBecause.map { ["notCachedBecause": $0] } ?? [:]) { a, _ in a })
             try Console.write(Data((text + "\n").utf8), to: reportStream)
         } else {
             let place = destination == "-" ? "standard output" : destination
