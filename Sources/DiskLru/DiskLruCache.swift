@@ -54,7 +54,9 @@ public final class DiskLruCache: @unchecked Sendable {
     private let cleanupQueue: DispatchQueue?
 
     /// Opens (or creates) the cache in `directory`, replaying its journal. A journal written for another
-    /// appVersion or valueCount, or a corrupt one, makes the cache wipe the directory and start empty.
+    /// appVersion or valueCount, or a corrupt one, makes the cache delete its own files (journal and value
+    /// files; nothing else in the directory) and start empty. Without a sound journal (lost, corrupt, torn,
+    /// restored from its backup), value files that no entry references are deleted (`orphansRemoved`).
     public convenience init(
         directory: URL, appVersion: Int, valueCount: Int, maxSize: Int64, options: DiskLruOptions = .init()
     ) throws(DiskLruError) {
@@ -752,7 +754,9 @@ public final class DiskLruCache: @unchecked Sendable {
     /// The read-only open: the journal (or its backup) is read, never rewritten, and nothing is deleted.
     private func readJournalReadOnly() throws(DiskLruError) {
         let backupPath = path + "/" + DiskLruCache.journalBackupFileName
-        guard let bytes = try FileIO.readFile(journalPath) ?? FileIO.readFile(backupPath) else { return }
+        var bytes = try FileIO.readFile(journalPath)
+        if bytes == nil { bytes = try FileIO.readFile(backupPath) }
+        guard let bytes else { return }
         let reader = JournalReader(appVersion: appVersion, valueCount: valueCount)
         switch Result(catching: { () throws(JournalReader.Corrupt) in try reader.read(bytes) }) {
         case .success(let replay):

@@ -243,12 +243,13 @@ public final class ThumbnailPipeline: Sendable {
     /// The HTTP client starts its event loop threads, so it is only created once a download is needed:
     /// a disk hit never pays for it.
     private func http() throws(PipelineError) -> HTTPFetcher {
-        let folder = try downloadFolder.withLock { (folder: inout DownloadFolder?) throws(PipelineError) -> URL in
-            if let folder { return folder.url }
-            let created = try DownloadFolder(in: downloads)
-            folder = created
-            return created.url
-        }
+        let folder = try downloadFolder.withLock { (folder: inout DownloadFolder?) -> Result<URL, PipelineError> in
+            if let folder { return .success(folder.url) }
+            return Result { () throws(PipelineError) in try DownloadFolder(in: downloads) }.map { created in
+                folder = created
+                return created.url
+            }
+        }.get()
         return httpFetcher.withLock { fetcher in
             if let fetcher { return fetcher }
             let created = HTTPFetcher(limits: .init(
