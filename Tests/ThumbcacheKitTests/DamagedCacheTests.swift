@@ -1,5 +1,6 @@
 import DiskLru
 import Foundation
+import ImageDecode
 import NIOCore
 import Testing
 @testable import ThumbcacheKit
