@@ -44,8 +44,10 @@ import Testing
         try Data("keep".utf8).write(to: home.appendingPathComponent("downloads/holiday.jpg"))
         try Data("keep".utf8).write(to: home.appendingPathComponent("notes.txt"))
         let before = names(home)
+        let list = work.appendingPathComponent("urls.txt")
+        try Data(server.url("/a.jpg").utf8).write(to: list)
         for command in [["get", server.url("/a.jpg"), "--size", "64", "-o", "/dev/null"], ["info", server.url("/a.jpg")],
-                        ["stats"], ["clear"], ["warm", "/dev/null"]] {
+                        ["stats"], ["clear"], ["warm", list.path]] {
             let run = try CLITests.run(command + ["--cache-dir", home.path])
             #expect(run.status == 8, "\(command[0]): \(run.stderr)")
             #expect(run.stderr.contains("is not a thumbcache cache directory"), "\(command[0]): \(run.stderr)")
