@@ -17,10 +17,10 @@ struct GetCommand: AsyncParsableCommand {
             too many redirects, redirect cycle); 4 HTTP status not 2xx (also 206 Partial Content, a redirect that \
             cannot be followed); 5 not an image (or compressed with a Content-Encoding), corrupt, unsupported or \
             unreadable input (not a regular file); 6 over a limit (download size, pixel budget); 7 --offline and not \
-            cached; 8 cache directory error; 9 source refused (a redirect to a scheme other than http(s)); 64 usage \
+            cached; 8 cache directory error (also a non-empty directory that is not a thumbcache cache); 9 source refused (a redirect to a scheme other than http(s)); 64 usage \
             (or a bad URL, port outside 1-65535, a bad --ca-file); 74 the thumbnail or the report could not be \
             written (full disk, closed pipe). With --stale-if-error, a stale copy served for a failing origin exits 0 \
-            with a warning. With --json, a failure is the object {"error", "message", "exitCode"} where the report \
+            with a warning, and so does a thumbnail that could not be cached (full cache disk). With --json, a failure is the object {"error", "message", "exitCode"} where the report \
             would have gone. user:password in a URL is sent as Basic auth to that origin only, and never stored or \
             printed.
             """

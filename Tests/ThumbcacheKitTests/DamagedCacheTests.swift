@@ -25,13 +25,20 @@ import Testing
         harness.directory.appendingPathComponent("entries/\(source.cacheKey).\(ThumbnailStore.originalIndex)").path
     }
 
-    @Test func aTruncatedOriginalIsDroppedAndFetchedAgain() async throws {
-        routeRevalidating("/a.jpg")
+    /// Caches `path` at 64 px, reopens (an empty memory cache, as a new process), then damages the stored
+    /// original with `damage`; the returned pipeline is to ask for a size that needs the original.
+    func cachedThenDamaged(_ path: String, _ damage: (String) throws -> Void) async throws -> (PipelineHarness, ImageSource) {
+        routeRevalidating(path)
         let harness = try PipelineHarness()
-        let source = try ImageSource(server.url("/a.jpg"))
+        let source = try ImageSource(server.url(path))
         _ = try await harness.pipeline.thumbnail(for: source, size: 64)
         try await harness.reopen()
-        #expect(truncate(originalPath(harness, source), off_t(Fixtures.jpeg.count / 2)) == 0)
+        try damage(originalPath(harness, source))
+        return (harness, source)
+    }
+
+    @Test func aTruncatedOriginalIsDroppedAndFetchedAgain() async throws {
+        let (harness, source) = try await cachedThenDamaged("/a.jpg") { #expect(truncate($0, off_t(Fixtures.jpeg.count / 2)) == 0) }
         let healed = try await harness.pipeline.thumbnail(for: source, size: 128)
         #expect(healed.servedFrom == .network && healed.width == 128)
         #expect(server.requestCount("/a.jpg") == 2)
@@ -43,12 +50,7 @@ import Testing
     }
 
     @Test func refreshDoesNotLetA304KeepBrokenBytes() async throws {
-        routeRevalidating("/r.jpg")
-        let harness = try PipelineHarness()
-        let source = try ImageSource(server.url("/r.jpg"))
-        _ = try await harness.pipeline.thumbnail(for: source, size: 64)
-        try await harness.reopen()
-        #expect(truncate(originalPath(harness, source), 100) == 0)
+        let (harness, source) = try await cachedThenDamaged("/r.jpg") { #expect(truncate($0, 100) == 0) }
         let refreshed = try await harness.pipeline.thumbnail(for: source, size: 128, policy: .refresh)
         #expect(refreshed.servedFrom == .network)
         #expect(server.requests("/r.jpg").last?.headers["if-none-match"] == nil, "asked unconditionally, so no 304")
@@ -57,16 +59,11 @@ import Testing
     }
 
     @Test func anUnreadableOriginalIsFetchedAgain() async throws {
-        routeRevalidating("/u.jpg")
-        let harness = try PipelineHarness()
-        let source = try ImageSource(server.url("/u.jpg"))
-        _ = try await harness.pipeline.thumbnail(for: source, size: 64)
-        try await harness.reopen()
-        let path = originalPath(harness, source)
-        try FileManager.default.removeItem(atPath: path)
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)  // EISDIR on read
-        let healed = try await harness.pipeline.thumbnail(for: source, size: 128)
-        #expect(healed.servedFrom == .network)
+        let (harness, source) = try await cachedThenDamaged("/u.jpg") { path in
+            try FileManager.default.removeItem(atPath: path)
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)  // EISDIR on read
+        }
+        #expect(try await harness.pipeline.thumbnail(for: source, size: 128).servedFrom == .network)
         await harness.close()
         server.shutdown()
     }
