@@ -201,6 +201,8 @@ final class ThumbnailStore: Sendable {
         defer { writeLock.unlock() }
         do {
             try cache.setPartialData([Self.metadataIndex: metadata.encoded()], forKey: key)
+        } catch .entryNotFound {
+            // Another process removed or evicted the entry since we read it: nothing left to update.
         } catch {
             throw .cache(error)
         }
