@@ -5,11 +5,12 @@
 #   parallel: wall time of `xargs -P4 thumbcache get` over 4 URLs, fresh cache each run (median of 5)
 #   disk hit: `thumbcache get` of a cached 256 px thumbnail (median of 30)
 # Usage: scripts/bench-parallel-get.sh [OTHER_THUMBCACHE_BINARY]   (e.g. a release build of main, to compare)
+#   THUMBCACHE_BIN=path measures that binary instead of building this tree's release build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v hyperfine >/dev/null || { echo "needs hyperfine: apt-get install -y hyperfine" >&2; exit 2; }
-swift build -c release --product thumbcache >/dev/null
-bins=("$PWD/.build/release/thumbcache")
+if [ -z "${THUMBCACHE_BIN:-}" ]; then swift build -c release --product thumbcache >/dev/null; fi
+bins=("${THUMBCACHE_BIN:-$PWD/.build/release/thumbcache}")
 [ $# -ge 1 ] && bins+=("$(realpath "$1")")
 work=$(mktemp -d); port=$((20000 + RANDOM % 20000))
 image=$PWD/Tests/ImageDecodeTests/Fixtures/testorig.jpg
