@@ -111,7 +111,9 @@ import Testing
         let cacheDir = work.appendingPathComponent("cache").path
         let jsonPath = work.appendingPathComponent("report.json").path
         let launched = try CLITests.launch(["warm", urls, "--sizes", "64,128", "--concurrency", "2", "--cache-dir", cacheDir, "--json", jsonPath])
-        usleep(700_000)  // a few URLs done, two in flight
+        // With two URLs in flight, a third is requested only once one is done: then SIGINT lands part-way.
+        let deadline = ContinuousClock.now + .seconds(60)
+        while server.totalRequests < 3 && ContinuousClock.now < deadline { usleep(10_000) }
         kill(launched.0.processIdentifier, SIGINT)
         let interrupted = CLITests.finish(launched)
         #expect(interrupted.status == 130, "\(interrupted.stderr)")
