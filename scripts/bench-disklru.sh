@@ -13,12 +13,14 @@ cp_jars=/usr/share/java/okhttp.jar:/usr/share/java/okio.jar
 [ -f "$okbench" ] || { echo "OkBench.java not found at $okbench (set OKBENCH=path)" >&2; exit 2; }
 [ -f /usr/share/java/okhttp.jar ] || { echo "needs: apt-get install -y default-jdk-headless libokhttp-java libokio-java" >&2; exit 2; }
 
-swift build -c release --product disklru-bench >/dev/null
+# DISKLRU_BENCH=path runs that disklru-bench binary (e.g. one built from another commit) instead of this tree's.
+if [ -z "${DISKLRU_BENCH:-}" ]; then swift build -c release --product disklru-bench >/dev/null; fi
+bench=${DISKLRU_BENCH:-.build/release/disklru-bench}
 work=$(mktemp -d); trap 'rm -rf "$work" "${caches[@]}"' EXIT
 caches=()
 mkdir -p "$work/java" && cp "$okbench" "$work/java/" && javac -d "$work/java" -cp "$cp_jars" "$work/java/OkBench.java"
 
-run_swift() { rm -rf "$cache"; sync; .build/release/disklru-bench "$cache" "$n" "$g"; }
+run_swift() { rm -rf "$cache"; sync; "$bench" "$cache" "$n" "$g"; }
 run_java() { rm -rf "$cache"; sync; java -cp "$cp_jars:$work/java" OkBench "$cache" "$n" "$g"; }
 for base in ${BENCH_DIRS:-/dev/shm ${TMPDIR:-/tmp}}; do
 cache=$(mktemp -d -p "$base" disklru-bench.XXXXXX); caches+=("$cache")

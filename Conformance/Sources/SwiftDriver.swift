@@ -178,6 +178,7 @@ final class SwiftDriver: Driver {
         case .entryNotFound: "entryNotFound"
         case .locked: "locked"
         case .lockTimeout: "lockTimeout"
+        case .readOnly: "readOnly"
         case .io: "io"
         }
     }

@@ -9,6 +9,9 @@ import Foundation
 ///
 /// Thread safety: every method may be called from any thread or task. Cache state lives behind one lock
 /// (like the references' monitor); value bytes are read and written outside it.
+///
+/// Processes: the directory is guarded by a `flock` held for the cache's lifetime, or only during each access
+/// (`DiskLruOptions.Holding.perAccess`), which reloads the journal when another process changed it.
 public final class DiskLruCache: @unchecked Sendable {
     public static let keyPattern = "[a-z0-9_-]{1,120}"
     public static let journalFileName = "journal"
@@ -24,12 +27,20 @@ public final class DiskLruCache: @unchecked Sendable {
     public let options: DiskLruOptions
     let path: String
     private let journalPath: String
+    /// Opened with `openReadOnly`: nothing is written, locked or deleted.
+    private let readOnly: Bool
 
     private let lock = NSLock()
     // Everything below is guarded by `lock`.
     private var entries = EntryMap()
     private var journal: JournalWriter?
     private var directoryLock: DirectoryLock?
+    /// Nested accesses under way (`Holding.perAccess`); the directory lock is held while it is above 0.
+    private var accessDepth = 0
+    /// The journal as this process left it at the end of its last access; a different one means another
+    /// process changed the cache meanwhile.
+    private var journalIdentity: FileIdentity?
+    private var orphansRemovedValue = 0
     private var maxSizeValue: Int64
     private var sizeValue: Int64 = 0
     private var redundantOpCount = 0
@@ -43,9 +54,27 @@ public final class DiskLruCache: @unchecked Sendable {
     private let cleanupQueue: DispatchQueue?
 
     /// Opens (or creates) the cache in `directory`, replaying its journal. A journal written for another
-    /// appVersion or valueCount, or a corrupt one, makes the cache wipe the directory and start empty.
-    public init(
+    /// appVersion or valueCount, or a corrupt one, makes the cache delete its own files (journal and value
+    /// files; nothing else in the directory) and start empty. Without a sound journal (lost, corrupt, torn,
+    /// restored from its backup), value files that no entry references are deleted (`orphansRemoved`).
+    public convenience init(
         directory: URL, appVersion: Int, valueCount: Int, maxSize: Int64, options: DiskLruOptions = .init()
+    ) throws(DiskLruError) {
+        try self.init(directory: directory, appVersion: appVersion, valueCount: valueCount, maxSize: maxSize,
+                      options: options, readOnly: false)
+    }
+
+    /// Opens the cache in `directory` for reading only: no lock is taken, nothing is created, written or
+    /// deleted (a missing directory is an empty cache; a corrupt journal is an empty cache, reported by
+    /// `recoveredCorruption`; entries left mid-edit are skipped). Reads record no use. Changes throw
+    /// `DiskLruError.readOnly`. What it shows may be changed underneath it by a process using the directory.
+    public static func openReadOnly(directory: URL, appVersion: Int, valueCount: Int) throws(DiskLruError) -> DiskLruCache {
+        try DiskLruCache(directory: directory, appVersion: appVersion, valueCount: valueCount, maxSize: .max,
+                         options: DiskLruOptions(locking: .none, cleanup: .manual), readOnly: true)
+    }
+
+    private init(
+        directory: URL, appVersion: Int, valueCount: Int, maxSize: Int64, options: DiskLruOptions, readOnly: Bool
     ) throws(DiskLruError) {
         guard valueCount > 0 else { throw .invalidArgument("valueCount <= 0") }
         guard maxSize > 0 else { throw .invalidArgument("maxSize <= 0") }
@@ -56,14 +85,22 @@ public final class DiskLruCache: @unchecked Sendable {
         self.maxSizeValue = maxSize
         self.path = directory.standardizedFileURL.path
         self.journalPath = path + "/" + DiskLruCache.journalFileName
-        self.cleanupQueue = options.cleanup == .background
+        self.readOnly = readOnly
+        self.cleanupQueue = options.cleanup == .background && !readOnly
             ? DispatchQueue(label: "DiskLruCache cleanup", qos: .utility) : nil
 
+        if readOnly {
+            try readJournalReadOnly()
+            return
+        }
         try FileIO.makeDirectory(path)
         if options.locking != .none {
             directoryLock = try DirectoryLock(directory: path, policy: options.locking)
+            try directoryLock!.acquire()
         }
+        if perAccess { accessDepth = 1 }
         try openJournal()
+        leaveAccessLocked()
     }
 
     /// Opens (or creates) a cache; the same as the initializer, under the references' name.
@@ -82,6 +119,8 @@ public final class DiskLruCache: @unchecked Sendable {
 
     public var maxSize: Int64 { withLock { maxSizeValue } }
 
+    private var perAccess: Bool { options.holding == .perAccess && !readOnly }
+
     /// Changes the bound; when lowered, least-recently-used entries are evicted in the background.
     public func setMaxSize(_ newValue: Int64) {
         withLock {
@@ -91,10 +130,10 @@ public final class DiskLruCache: @unchecked Sendable {
     }
 
     /// The sum of the recorded lengths of every value.
-    public var size: Int64 { withLock { sizeValue } }
+    public var size: Int64 { query { sizeValue } }
 
     /// Published entries (entries under their first edit are not counted).
-    public var entryCount: Int { withLock { entries.byKey.values.lazy.filter(\.readable).count } }
+    public var entryCount: Int { query { entries.byKey.values.lazy.filter(\.readable).count } }
 
     public var isClosed: Bool { withLock { closed } }
 
@@ -107,6 +146,35 @@ public final class DiskLruCache: @unchecked Sendable {
     /// Why the journal was discarded at open, if it was corrupt (the directory was then wiped).
     public var recoveredCorruption: String? { withLock { recoveredCorruptionValue } }
 
+    /// Value files (`key.N`, `key.N.tmp`) that no entry referenced and that were deleted: found at an open
+    /// that had no usable journal (lost, corrupt, torn, restored from backup) and at each compaction.
+    public var orphansRemoved: Int { withLock { orphansRemovedValue } }
+
+    // MARK: - Accesses (Holding.perAccess)
+
+    /// Takes the directory for a sequence of calls that must see no other process in between (a
+    /// read-modify-write). Waits for the lock as `options.locking` says, and reloads the journal if another
+    /// process changed it. Pair with `endAccess()`; accesses nest. With `Holding.lifetime` it does nothing.
+    public func beginAccess() throws(DiskLruError) {
+        try withLock { () throws(DiskLruError) in
+            try checkNotClosed()
+            try enterAccessLocked()
+        }
+    }
+
+    /// Ends an access begun by `beginAccess()`: buffered journal records are written and, once no access or
+    /// editor is left, the directory lock is released.
+    public func endAccess() {
+        withLock { leaveAccessLocked() }
+    }
+
+    /// Runs `body` inside one access (see `beginAccess()`).
+    public func withAccess<T>(_ body: () throws -> T) throws -> T {
+        try beginAccess()
+        defer { endAccess() }
+        return try body()
+    }
+
     /// Starts an edit of `key`; nil while another edit of the key is open.
     public func edit(_ key: String) throws(DiskLruError) -> DiskLruEditor? {
         try edit(key, expectedSequenceNumber: nil, requireExisting: false)
@@ -116,10 +184,10 @@ public final class DiskLruCache: @unchecked Sendable {
     /// file has gone missing (the entry is then dropped). Later updates and removals do not change it.
     public func snapshot(forKey key: String) throws(DiskLruError) -> DiskLruSnapshot? {
         try DiskLruCache.validate(key)
-        return try withLock { () throws(DiskLruError) -> DiskLruSnapshot? in
-            try checkNotClosed()
+        return try accessing { () throws(DiskLruError) -> DiskLruSnapshot? in
             guard let entry = entries[key], entry.readable else { return nil }
             guard let snapshot = try openSnapshot(entry) else { return nil }
+            if readOnly { return snapshot }
             redundantOpCount += 1
             // READ only feeds LRU order across restarts; losing it to a full disk must not fail the read.
             try? journal?.appendBuffered("READ", key)
@@ -131,7 +199,7 @@ public final class DiskLruCache: @unchecked Sendable {
 
     /// Whether a published entry exists. Does not count as a use (no `READ`, LRU order unchanged).
     public func contains(_ key: String) -> Bool {
-        withLock { entries[key]?.readable ?? false }
+        query { entries[key]?.readable ?? false }
     }
 
     /// Writes a full set of values for `key` (exactly `valueCount` of them) and publishes them at once.
@@ -154,8 +222,8 @@ public final class DiskLruCache: @unchecked Sendable {
     @discardableResult
     public func remove(_ key: String) throws(DiskLruError) -> Bool {
         try DiskLruCache.validate(key)
-        return try withLock { () throws(DiskLruError) -> Bool in
-            try checkNotClosed()
+        return try accessing { () throws(DiskLruError) -> Bool in
+            try checkWritable()
             guard let entry = entries[key] else { return false }
             try removeEntry(entry)
             return true
@@ -164,7 +232,7 @@ public final class DiskLruCache: @unchecked Sendable {
 
     /// Published keys, least recently used first. Does not count as a use.
     public func keys() -> [String] {
-        withLock { entries.inLruOrder.filter(\.readable).map(\.key) }
+        query { entries.inLruOrder.filter(\.readable).map(\.key) }
     }
 
     /// Snapshots of the published entries, least recently used first, opened one at a time as the sequence
@@ -176,16 +244,16 @@ public final class DiskLruCache: @unchecked Sendable {
 
     /// Removes every entry; open edits are detached, open snapshots stay readable.
     public func evictAll() throws(DiskLruError) {
-        try withLock { () throws(DiskLruError) in
-            try checkNotClosed()
+        try accessing { () throws(DiskLruError) in
+            try checkWritable()
             for entry in entries.inLruOrder { try removeEntry(entry) }
         }
     }
 
     /// Trims to size and writes buffered journal records.
     public func flush() throws(DiskLruError) {
-        try withLock { () throws(DiskLruError) in
-            try checkNotClosed()
+        try accessing { () throws(DiskLruError) in
+            if readOnly { return }
             try trimToSize()
             try journal?.flush()
         }
@@ -193,40 +261,72 @@ public final class DiskLruCache: @unchecked Sendable {
 
     /// Runs what the background job runs: trim to size, then compact the journal if required.
     public func performCleanup() throws(DiskLruError) {
-        try withLock { () throws(DiskLruError) in try cleanupLocked() }
+        try withLock { () throws(DiskLruError) in
+            guard !closed else { return }
+            try checkWritable()
+            try enterAccessLocked()
+            defer { leaveAccessLocked() }
+            try cleanupLocked()
+        }
     }
 
     /// Aborts open edits, trims, flushes and releases the directory. Calling it again does nothing.
     public func close() throws(DiskLruError) {
         try withLock { () throws(DiskLruError) in
             guard !closed else { return }
-            var firstError: DiskLruError?
+            let firstError = closeLocked()
+            releaseDirectoryLocked()
+            if let firstError { throw firstError }
+        }
+    }
+
+    /// Closes the cache and deletes what DiskLru keeps in its directory: the journal files and every value
+    /// file (`key.N`, `key.N.tmp`). Anything else in the directory is not the cache's and stays.
+    public func delete() throws(DiskLruError) {
+        try withLock { () throws(DiskLruError) in
+            if readOnly { throw .readOnly(directory: path) }
+            if !closed { _ = closeLocked() }
+            defer { releaseDirectoryLocked() }
+            try FileIO.deleteFiles(in: path, where: CacheFileName.isOurs)
+        }
+    }
+
+    /// Aborts open edits, trims and closes the journal, inside an access so no other process is mid-change;
+    /// returns the first failure. The directory lock is left to the caller.
+    private func closeLocked() -> DiskLruError? {
+        if readOnly {
+            closed = true
+            return nil
+        }
+        var firstError: DiskLruError?
+        do throws(DiskLruError) { try enterAccessLocked() } catch { firstError = error }
+        if firstError == nil {
             for entry in entries.inLruOrder {
                 guard let editor = entry.currentEditor else { continue }
                 do throws(DiskLruError) { try completeEdit(editor, success: false) } catch { firstError = firstError ?? error }
             }
             do throws(DiskLruError) { try trimToSize() } catch { firstError = firstError ?? error }
             do throws(DiskLruError) { try journal?.close() } catch { firstError = firstError ?? error }
-            journal = nil
-            closed = true
-            entries.removeAll()
-            directoryLock = nil
-            if let firstError { throw firstError }
+        } else {
+            journal?.discard()  // without the lock, nothing more goes into the journal
         }
+        journal = nil
+        closed = true
+        entries.removeAll()
+        return firstError
     }
 
-    /// Closes the cache and deletes everything in its directory.
-    public func delete() throws(DiskLruError) {
-        try? close()
-        try FileIO.deleteContents(of: path)
+    private func releaseDirectoryLocked() {
+        accessDepth = 0
+        directoryLock = nil
     }
 
     // MARK: - Editing (called by DiskLruEditor)
 
     func edit(_ key: String, expectedSequenceNumber: Int64?, requireExisting: Bool) throws(DiskLruError) -> DiskLruEditor? {
         try DiskLruCache.validate(key)
-        return try withLock { () throws(DiskLruError) -> DiskLruEditor? in
-            try checkNotClosed()
+        return try accessing { () throws(DiskLruError) -> DiskLruEditor? in
+            try checkWritable()
             let existing = entries[key]
             if let expected = expectedSequenceNumber, existing?.sequenceNumber != expected || existing?.readable != true {
                 return nil  // the snapshot is stale
@@ -245,6 +345,12 @@ public final class DiskLruCache: @unchecked Sendable {
             }
             let editor = DiskLruEditor(cache: self, entry: entry, valueCount: valueCount)
             entry.currentEditor = editor
+            if perAccess {
+                // The editor keeps the directory until commit or abort: another process must not replay
+                // its DIRTY record as a crash and delete the files being written.
+                accessDepth += 1
+                editor.holdsAccess = true
+            }
             return editor
         }
     }
@@ -286,9 +392,9 @@ public final class DiskLruCache: @unchecked Sendable {
 
     /// A snapshot for iteration: no READ record, no change in LRU order, nil for anything not published.
     func iterationSnapshot(forKey key: String) -> DiskLruSnapshot? {
-        withLock {
-            guard !closed, let entry = entries[key], entry.readable else { return nil }
-            return try? openSnapshot(entry)
+        try? accessing { () throws(DiskLruError) -> DiskLruSnapshot? in
+            guard let entry = entries[key], entry.readable else { return nil }
+            return try openSnapshot(entry)
         }
     }
 
@@ -302,6 +408,65 @@ public final class DiskLruCache: @unchecked Sendable {
 
     private func checkNotClosed() throws(DiskLruError) {
         if closed { throw .closed }
+    }
+
+    private func checkWritable() throws(DiskLruError) {
+        if readOnly { throw .readOnly(directory: path) }
+    }
+
+    /// Runs `body` under the in-process lock and inside an access (`Holding.perAccess`).
+    private func accessing<T>(_ body: () throws(DiskLruError) -> T) throws(DiskLruError) -> T {
+        try withLock { () throws(DiskLruError) -> T in
+            try checkNotClosed()
+            try enterAccessLocked()
+            defer { leaveAccessLocked() }
+            return try body()
+        }
+    }
+
+    /// An in-memory answer, brought up to date with the directory first when accesses are per call; if the
+    /// directory cannot be taken, the last known state.
+    private func query<T>(_ body: () -> T) -> T {
+        withLock {
+            guard perAccess, !closed, (try? enterAccessLocked()) != nil else { return body() }
+            defer { leaveAccessLocked() }
+            return body()
+        }
+    }
+
+    private func enterAccessLocked() throws(DiskLruError) {
+        guard perAccess else { return }
+        if accessDepth == 0 {
+            try directoryLock?.acquire()
+            if FileIdentity(path: journalPath) != journalIdentity {
+                do throws(DiskLruError) { try reloadJournal() } catch {
+                    directoryLock?.release()
+                    throw error
+                }
+            }
+        }
+        accessDepth += 1
+    }
+
+    private func leaveAccessLocked() {
+        guard perAccess, accessDepth > 0 else { return }
+        accessDepth -= 1
+        guard accessDepth == 0 else { return }
+        // Buffered READ records go out now: after the release the journal may be another process's to read.
+        try? journal?.flush()
+        journalIdentity = FileIdentity(path: journalPath)
+        directoryLock?.release()
+    }
+
+    /// Another process changed the journal since our last access: what we hold in memory is out of date.
+    private func reloadJournal() throws(DiskLruError) {
+        journal?.discard()
+        journal = nil
+        entries.removeAll()
+        sizeValue = 0
+        redundantOpCount = 0
+        try openJournal()
+        if sizeValue > maxSizeValue || journalRebuildRequired { scheduleCleanup() }
     }
 
     private func checkIndex(_ index: Int) throws(DiskLruError) {
@@ -343,7 +508,7 @@ public final class DiskLruCache: @unchecked Sendable {
                 // A value file vanished underneath us: the entry can never be served again (OkHttp's rule).
                 // If removing the rest fails too, the entry stays listed and is retried on the next access;
                 // the read itself still just misses.
-                try? removeEntry(entry)
+                if !readOnly { try? removeEntry(entry) }
                 return nil
             }
         }
@@ -355,6 +520,12 @@ public final class DiskLruCache: @unchecked Sendable {
     private func completeEdit(_ editor: DiskLruEditor, success: Bool) throws(DiskLruError) {
         guard !editor.done else { throw .editorFinished }
         editor.done = true
+        defer {
+            if editor.holdsAccess {
+                editor.holdsAccess = false
+                leaveAccessLocked()
+            }
+        }
         let entry = editor.entry
         guard entry.currentEditor === editor else { return }  // detached: stores nothing
 
@@ -494,6 +665,12 @@ public final class DiskLruCache: @unchecked Sendable {
             guard let self else { return }
             self.withLock {
                 do throws(DiskLruError) {
+                    guard !self.closed else {
+                        self.cleanupPending = false
+                        return
+                    }
+                    try self.enterAccessLocked()
+                    defer { self.leaveAccessLocked() }
                     try self.cleanupLocked()
                     self.lastCleanupErrorValue = nil
                 } catch {
@@ -507,18 +684,28 @@ public final class DiskLruCache: @unchecked Sendable {
         cleanupPending = false
         guard !closed else { return }
         try trimToSize()
-        if journalRebuildRequired { try rebuildJournal() }
+        if journalRebuildRequired {
+            try rebuildJournal()
+            // Compaction is rare (thousands of operations apart), so a directory listing here is cheap.
+            removeOrphans()
+        }
     }
 
     // MARK: - Journal replay and compaction
 
     private func openJournal() throws(DiskLruError) {
         let backupPath = path + "/" + DiskLruCache.journalBackupFileName
+        // Without a journal we can trust whole, files may be left that nothing references: a lost journal
+        // (a new cache over old files), a wiped corrupt one, a backup restored after a crash, a torn record.
+        // A sound journal is trusted, so an ordinary open does not list the directory.
+        var sweepOrphans = false
+        defer { if sweepOrphans { removeOrphans() } }
         if FileIO.exists(backupPath) {
             if FileIO.exists(journalPath) {
                 try FileIO.deleteIfExists(backupPath)
             } else {
                 try FileIO.rename(backupPath, to: journalPath)
+                sweepOrphans = true
             }
         }
         if let bytes = try FileIO.readFile(journalPath) {
@@ -530,6 +717,7 @@ public final class DiskLruCache: @unchecked Sendable {
                 dropPhantomEntries()
                 if replay.endsWithPartialLine {
                     // Never append after a torn record: rewrite the journal from what was read.
+                    sweepOrphans = true
                     try rebuildJournal()
                 } else {
                     journal = try JournalWriter(path: journalPath, syncOnFlush: options.durability == .fsync)
@@ -538,13 +726,48 @@ public final class DiskLruCache: @unchecked Sendable {
                 return
             case .failure(let corrupt):
                 // Start over from nothing: unlike OkHttp 3.13, no half-read entry survives the wipe (spec §2.3).
+                // Only DiskLru's own files go: anything else in the directory is not ours to delete.
                 recoveredCorruptionValue = "DiskLruCache \(path) is corrupt: \(corrupt.reason), removing"
                 entries.removeAll()
-                try FileIO.deleteContents(of: path, keeping: [DiskLruCache.lockFileName])
+                try FileIO.deleteFiles(in: path, where: CacheFileName.isOurs)
             }
         }
+        sweepOrphans = true
         try FileIO.makeDirectory(path)
         try rebuildJournal()
+    }
+
+    /// Deletes value files that no entry references (counted in `orphansRemoved`); other files stay.
+    /// An entry being edited owns its `key.N` (a first creation writes there) and its `key.N.tmp`.
+    private func removeOrphans() {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: path) else { return }
+        for name in names {
+            guard let file = CacheFileName.value(name) else { continue }
+            if let entry = entries[file.key], file.index < valueCount {
+                let editing = entry.currentEditor != nil || entry.dirtyInJournal
+                if editing || (!file.isTemporary && entry.readable) { continue }
+            }
+            if (try? FileIO.deleteIfExists(path + "/" + name)) != nil { orphansRemovedValue += 1 }
+        }
+    }
+
+    /// The read-only open: the journal (or its backup) is read, never rewritten, and nothing is deleted.
+    private func readJournalReadOnly() throws(DiskLruError) {
+        let backupPath = path + "/" + DiskLruCache.journalBackupFileName
+        var bytes = try FileIO.readFile(journalPath)
+        if bytes == nil { bytes = try FileIO.readFile(backupPath) }
+        guard let bytes else { return }
+        let reader = JournalReader(appVersion: appVersion, valueCount: valueCount)
+        switch Result(catching: { () throws(JournalReader.Corrupt) in try reader.read(bytes) }) {
+        case .success(let replay):
+            entries = replay.entries
+            dropPhantomEntries()
+            for entry in entries.inLruOrder {
+                if entry.dirtyInJournal { entries.remove(entry.key) } else { sizeValue += entry.totalLength }
+            }
+        case .failure(let corrupt):
+            recoveredCorruptionValue = "DiskLruCache \(path) is corrupt: \(corrupt.reason)"
+        }
     }
 
     /// `READ` lines of unknown keys create never-published entries with no editor. The references keep them

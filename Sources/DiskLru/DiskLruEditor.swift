@@ -15,6 +15,8 @@ public final class DiskLruEditor: @unchecked Sendable {
     var writtenLengths: [Int64?]
     /// The first failed value write; commit then aborts instead of publishing a partial value.
     var writeFailure: DiskLruError?
+    /// With `Holding.perAccess`, an open editor keeps the directory lock until its commit or abort.
+    var holdsAccess = false
     // Guarded by `writersLock`: writers handed out and not yet closed, closed at commit/abort.
     private let writersLock = NSLock()
     private var openWriters: [DiskLruValueWriter] = []

@@ -20,6 +20,8 @@ public enum DiskLruError: Error, Equatable, CustomStringConvertible, Sendable {
     case locked(directory: String)
     /// Waiting for the directory's lock took longer than the configured timeout.
     case lockTimeout(directory: String, seconds: Double)
+    /// A change to a cache opened with `DiskLruCache.openReadOnly`.
+    case readOnly(directory: String)
     /// A system call failed; `errno` is the raw POSIX error.
     case io(operation: String, path: String, errno: Int32)
 
@@ -46,6 +48,8 @@ public enum DiskLruError: Error, Equatable, CustomStringConvertible, Sendable {
                 + "close the other user or open with locking .wait(timeout:)"
         case .lockTimeout(let directory, let seconds):
             return "timed out after \(seconds) s waiting for the lock on cache directory \(directory)"
+        case .readOnly(let directory):
+            return "cache directory \(directory) was opened read-only; open it with DiskLruCache.open to change it"
         case .io(let operation, let path, let code):
             return "\(operation) \(path) failed: \(String(cString: strerror(code))) (errno \(code))"
         }

@@ -147,8 +147,8 @@ enum FileIO {
         }
     }
 
-    /// Deletes everything inside `directory` (files and sub-directories), except the names in `keeping`.
-    static func deleteContents(of directory: String, keeping: Set<String> = []) throws(DiskLruError) {
+    /// Deletes the plain files in `directory` whose names satisfy `isIncluded`; sub-directories are never touched.
+    static func deleteFiles(in directory: String, where isIncluded: (String) -> Bool) throws(DiskLruError) {
         let names: [String]
         do {
             names = try FileManager.default.contentsOfDirectory(atPath: directory)
@@ -156,13 +156,11 @@ enum FileIO {
             if !exists(directory) { return }
             throw .io(operation: "list", path: directory, errno: EIO)
         }
-        for name in names where !keeping.contains(name) {
+        for name in names where isIncluded(name) {
             let path = directory + "/" + name
-            do {
-                try FileManager.default.removeItem(atPath: path)
-            } catch {
-                if exists(path) { throw .io(operation: "delete", path: path, errno: EIO) }
-            }
+            var info = stat()
+            guard lstat(path, &info) == 0, (info.st_mode & S_IFMT) != S_IFDIR else { continue }
+            try deleteIfExists(path)
         }
     }
 

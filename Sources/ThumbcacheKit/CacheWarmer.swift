@@ -79,6 +79,8 @@ public struct CacheWarmer: Sendable {
                 let result = try await pipeline.thumbnail(for: source, size: size)
                 // The cache still holds the old copy, but warming did not refresh it: the run must say so.
                 if let stale = result.staleBecause { return .failed("stale copy kept: \(stale.originError)") }
+                // Made but not stored (a full disk): the point of warming was the cache.
+                if let reason = result.notCachedBecause { return .failed("not cached: \(reason)") }
                 served.append(result.servedFrom)
                 downloaded += result.bytesDownloaded
                 stored += result.bytesStored

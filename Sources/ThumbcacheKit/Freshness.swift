@@ -52,6 +52,16 @@ public struct Freshness: Sendable, Equatable {
 
     /// Seconds of freshness left (negative when stale).
     public var remaining: TimeInterval { lifetime - age }
+
+    /// For a person: "fresh for 90 s (max-age)", "stale by 30 s (expires)", or, when `no-cache` makes every
+    /// use revalidate whatever the lifetime says, "revalidated on every use (no-cache; by max-age it would be
+    /// fresh for 90 s)". Whole seconds, never a negative count.
+    public var summary: String {
+        let seconds = String(format: "%.0f", abs(remaining).rounded(.down))
+        let lifetimeSays = remaining > 0 ? "fresh for \(seconds) s" : "stale by \(seconds) s"
+        if cacheControl.noCache { return "revalidated on every use (no-cache; by \(source) it would be \(lifetimeSays))" }
+        return "\(lifetimeSays) (\(source))"
+    }
 }
 
 /// The conditional request headers for revalidating a stored response (RFC 9110 §13.1).

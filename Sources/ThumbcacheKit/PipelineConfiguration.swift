@@ -3,7 +3,7 @@ import ImageDecode
 
 /// Everything `ThumbnailPipeline` can be tuned by. The defaults need no set-up.
 public struct PipelineConfiguration: Sendable {
-    /// Holds `entries/` (the DiskLru directory) and `stats.json`.
+    /// Holds `CACHEDIR.TAG`, `entries/` (the DiskLru directory), `downloads/` and `stats.json` (see `CacheDirectory`).
     public var cacheDirectory: URL
     public var maxDiskSize: Int64 = 512 << 20
     public var maxDownloadSize = 50_000_000
@@ -36,6 +36,22 @@ public struct PipelineConfiguration: Sendable {
     var hostResolver: (any HostResolver)?
     /// How long to wait for another process holding the cache directory.
     public var lockTimeout: Duration = .seconds(300)
+    /// When the cache directory lock is held (see `LockMode`).
+    public var lockMode = LockMode.perAccess
+    /// Only look (`thumbcache info`, `stats`): nothing is created, locked, written or deleted, a missing
+    /// directory is an empty cache, and `thumbnail(for:)` is refused.
+    public var readOnly = false
+
+    /// How processes share the cache directory.
+    public enum LockMode: Sendable, Equatable {
+        /// The lock is taken for each cache access and released during downloads and decodes, so processes
+        /// sharing the directory (parallel `thumbcache get`s) work at the same time; each access checks whether
+        /// another process changed the journal and rereads it if so.
+        case perAccess
+        /// The lock is held from open to close: one process owns the directory and never rereads the journal
+        /// (a long-running server); others wait up to `lockTimeout`.
+        case holdForLifetime
+    }
 
     public init(cacheDirectory: URL) {
         self.cacheDirectory = cacheDirectory

@@ -34,6 +34,9 @@ public enum PipelineError: Error, Sendable, CustomStringConvertible {
     case offlineMiss(url: String)
     /// The cache directory could not be opened, locked or written.
     case cache(DiskLruError)
+    /// The cache directory holds files, and nothing proves they are a thumbcache cache (no `CACHEDIR.TAG`
+    /// written by thumbcache, and not the layout of a cache made before the tag): it is left untouched.
+    case notACacheDirectory(path: String, reason: String)
     case invalidSize(Int)
     /// A `trustedCAFiles` entry that is missing or holds no PEM certificate.
     case trustedCAFile(path: String, reason: String)
@@ -61,6 +64,9 @@ public enum PipelineError: Error, Sendable, CustomStringConvertible {
         case .image(let url, let error): "\(url): \(error)"
         case .offlineMiss(let url): "\(url) is not in the cache and --offline forbids fetching it"
         case .cache(let error): "cache error: \(error)"
+        case .notACacheDirectory(let path, let reason):
+            "\(path) is not a thumbcache cache directory (\(reason)); thumbcache only uses a new or empty directory, "
+                + "or one it made (marked by its CACHEDIR.TAG), so nothing in it was changed; choose another --cache-dir"
         case .invalidSize(let size): "invalid size \(size): use 1...\(ThumbnailRequest.maxSize)"
         case .trustedCAFile(let path, let reason): "cannot trust \(path): \(reason); give a PEM file of CA certificates"
         }
@@ -80,7 +86,7 @@ public enum PipelineError: Error, Sendable, CustomStringConvertible {
             }
         case .downloadTooLarge: 6
         case .offlineMiss: 7
-        case .cache: 8
+        case .cache, .notACacheDirectory: 8
         case .sourceRefused: 9
         }
     }

@@ -31,8 +31,10 @@ public final class ThumbnailPipeline: Sendable {
     private let httpFetcher = Locked<HTTPFetcher?>(nil)
     private let sessionStats = Locked(CacheStats())
     private let statsURL: URL
-    /// Download files in flight (`FetchedOriginal`): beside `entries/`, so storing one stays on one filesystem.
+    /// `downloads/`, beside `entries/`, so storing a download stays on one filesystem.
     private let downloads: URL
+    /// This process's folder in `downloads/` for files in flight (`FetchedOriginal`), made at the first download.
+    private let downloadFolder = Locked<DownloadFolder?>(nil)
     private let staleIfError: StaleIfError
     private let trustRoots: [NIOSSLCertificate]
 
@@ -54,25 +56,22 @@ public final class ThumbnailPipeline: Sendable {
     public init(configuration: PipelineConfiguration, onLockWait: @Sendable (String) -> Void = { _ in }) throws(PipelineError) {
         self.configuration = configuration
         memory = MemoryCache(limits: configuration.memoryLimits)
-        statsURL = configuration.cacheDirectory.appendingPathComponent("stats.json")
-        downloads = configuration.cacheDirectory.appendingPathComponent("downloads")
+        let directory = CacheDirectory(url: configuration.cacheDirectory)
+        statsURL = directory.stats
+        downloads = directory.downloads
         trustRoots = try Self.loadTrustRoots(configuration.trustedCAFiles)
         staleIfError = StaleIfError(clientAllowance: configuration.staleIfError.map { $0 / .seconds(1) })
-        store = try ThumbnailStore(
-            directory: configuration.cacheDirectory.appendingPathComponent("entries"), maxSize: configuration.maxDiskSize,
-            ladder: configuration.ladder, lockTimeout: configuration.lockTimeout, onLockWait: onLockWait)
-        try Self.prepareDownloads(downloads)
-    }
-
-    /// Creates `downloads/`, or empties it of files left by a process that died mid-fetch (we hold the directory
-    /// lock, so none is in use). Only reads when it is already empty, the usual case: removing and re-creating
-    /// the directory cost a disk hit 0.4 ms of metadata writes.
-    private static func prepareDownloads(_ downloads: URL) throws(PipelineError) {
-        if mkdir(downloads.path, 0o755) == 0 { return }
-        guard errno == EEXIST else { throw .cache(.io(operation: "mkdir", path: downloads.path, errno: errno)) }
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: downloads.path)) ?? [] {
-            unlink(downloads.appendingPathComponent(name).path)
+        if configuration.readOnly {
+            _ = try CacheDirectory.inspect(directory.url)
+        } else {
+            _ = try CacheDirectory.prepare(directory.url)
         }
+        store = try ThumbnailStore(
+            directory: directory.entries, maxSize: configuration.maxDiskSize, ladder: configuration.ladder,
+            lockTimeout: configuration.lockTimeout, lockMode: configuration.lockMode, readOnly: configuration.readOnly,
+            onLockWait: onLockWait)
+        // Only reads `downloads/` when nothing is abandoned there, the usual case: a disk hit writes nothing.
+        if !configuration.readOnly { DownloadFolder.removeAbandoned(in: downloads) }
     }
 
     // MARK: - Public API
@@ -82,11 +81,13 @@ public final class ThumbnailPipeline: Sendable {
         async throws(PipelineError) -> ThumbnailResult
     {
         guard (1...ThumbnailRequest.maxSize).contains(size) else { throw .invalidSize(size) }
+        if configuration.readOnly { throw .cache(.readOnly(directory: store.cache.directory.path)) }
         let key = source.cacheKey
         let memoryKey = "\(key)/\(size)/\(format?.rawValue ?? "auto")"
         if policy != .refresh, let hit = memory.value(forKey: memoryKey), policy == .offline || hit.freshUntil > Date() {
             var result = hit.thumbnail
             (result.servedFrom, result.bytesDownloaded, result.rendered, result.staleBecause) = (.memory, 0, false, nil)
+            result.notCachedBecause = nil
             sessionStats.withLock { $0.record(.memory) }
             return result
         }
@@ -123,15 +124,23 @@ public final class ThumbnailPipeline: Sendable {
     /// Counters over every process that used this cache directory, plus its current size.
     public func statistics() -> (stats: CacheStats, entries: Int, bytes: Int64, maxBytes: Int64) {
         let total = CacheStats.load(from: statsURL) + sessionStats.withLock { $0 }
-        return (total, store.cache.entryCount, store.cache.size, store.cache.maxSize)
+        return (total, store.cache.entryCount, store.cache.size, configuration.maxDiskSize)
     }
 
     /// Removes every cached entry and resets the counters.
     public func clear() throws(PipelineError) {
-        do { try store.cache.evictAll() } catch { throw .cache(error) }
+        do {
+            try store.cache.withAccess {
+                try store.cache.evictAll()
+                CacheStats().save(to: statsURL)
+            }
+        } catch let error as DiskLruError {
+            throw .cache(error)
+        } catch {
+            throw .cache(.invalidArgument("\(error)"))
+        }
         memory.removeAll()
         sessionStats.withLock { $0 = CacheStats() }
-        CacheStats().save(to: statsURL)
     }
 
     /// Saves the counters, closes the cache (releasing the directory lock) and the HTTP client.
@@ -140,8 +149,12 @@ public final class ThumbnailPipeline: Sendable {
             defer { stats = CacheStats() }
             return stats
         }
-        if session != CacheStats() { (CacheStats.load(from: statsURL) + session).save(to: statsURL) }
+        if session != CacheStats(), !configuration.readOnly {
+            // Inside an access: another process adding its counts at the same time would lose one side's.
+            try? store.cache.withAccess { (CacheStats.load(from: statsURL) + session).save(to: statsURL) }
+        }
         try? store.cache.close()
+        downloadFolder.withLock { $0 = nil }
         let fetcher = httpFetcher.withLock { fetcher in
             defer { fetcher = nil }
             return fetcher
@@ -152,7 +165,14 @@ public final class ThumbnailPipeline: Sendable {
     // MARK: - Origin
 
     private func resolveOrigin(_ source: ImageSource, key: String, policy: FetchPolicy) async throws(PipelineError) -> Origin {
-        let stored = try store.entry(forKey: key)
+        var stored = try store.entry(forKey: key)
+        if let damaged = stored, !damaged.originalIsIntact {
+            // Shorter than recorded, or not a readable file: it would fail every new size (and a 304 would keep
+            // it), so the entry goes and the source is fetched whole.
+            damaged.snapshot.close()
+            store.remove(key: key)
+            stored = nil
+        }
         if let stored {
             if policy == .offline || (policy == .normal && Freshness(metadata: stored.metadata, now: Date()).isFresh) {
                 return Origin(metadata: stored.metadata, servedFrom: .disk, downloaded: nil, downloadedBytes: 0, storable: true, entry: stored)
@@ -222,13 +242,20 @@ public final class ThumbnailPipeline: Sendable {
 
     /// The HTTP client starts its event loop threads, so it is only created once a download is needed:
     /// a disk hit never pays for it.
-    private func http() -> HTTPFetcher {
-        httpFetcher.withLock { fetcher in
+    private func http() throws(PipelineError) -> HTTPFetcher {
+        let folder = try downloadFolder.withLock { (folder: inout DownloadFolder?) -> Result<URL, PipelineError> in
+            if let folder { return .success(folder.url) }
+            return Result { () throws(PipelineError) in try DownloadFolder(in: downloads) }.map { created in
+                folder = created
+                return created.url
+            }
+        }.get()
+        return httpFetcher.withLock { fetcher in
             if let fetcher { return fetcher }
             let created = HTTPFetcher(limits: .init(
                 maxBytes: configuration.maxDownloadSize, connectTimeout: TimeAmount(configuration.connectTimeout),
                 readTimeout: TimeAmount(configuration.readTimeout), totalTimeout: TimeAmount(configuration.totalTimeout),
-                maxRedirects: configuration.maxRedirects), downloads: downloads, trustRoots: trustRoots,
+                maxRedirects: configuration.maxRedirects), downloads: folder, trustRoots: trustRoots,
                 policy: configuration.sourcePolicy, resolver: configuration.hostResolver)
             fetcher = created
             return created
@@ -294,21 +321,32 @@ public final class ThumbnailPipeline: Sendable {
             throw PipelineError.image(url: source.normalized, error)
         }
         withExtendedLifetime(storedOriginal) {}
-        var stored = 0
-        if origin.storable {
-            // Ladder sizes in the default format are kept on disk; anything else lives in memory only.
-            let defaultFormat: ImageFormat = thumbnail.sourceInfo.hasAlpha ? .png : .jpeg
-            let keep = store.ladder.valueIndex(of: size) != nil && (format ?? defaultFormat) == defaultFormat
-                ? (size: size, data: thumbnail.data) : nil
-            if let downloaded = origin.downloaded {
-                stored = try store.save(key: key, metadata: origin.metadata, original: downloaded, thumbnail: keep)
-            } else if let keep {
-                stored = try store.addVariant(key: key, fetchedAt: origin.metadata.responseTime, thumbnail: keep)
-            }
-        }
+        let (stored, notCachedBecause) = keep(thumbnail, of: origin, key: key, size: size, format: format)
         return ThumbnailResult(data: thumbnail.data, format: thumbnail.format, width: thumbnail.width, height: thumbnail.height,
                                servedFrom: origin.servedFrom, source: source.normalized, cacheKey: key,
                                bytesDownloaded: downloadedBytes, rendered: true, bytesStored: stored,
-                               staleBecause: origin.staleBecause)
+                               staleBecause: origin.staleBecause, notCachedBecause: notCachedBecause)
+    }
+
+    /// Stores a new thumbnail (with its original, if just downloaded). A failure to store (a full disk) does
+    /// not fail the request: the thumbnail is good, and the result says why it was not cached.
+    private func keep(_ thumbnail: Thumbnail, of origin: Origin, key: String, size: Int, format: ImageFormat?)
+        -> (stored: Int, notCachedBecause: String?)
+    {
+        guard origin.storable else { return (0, nil) }
+        // Ladder sizes in the default format are kept on disk; anything else lives in memory only.
+        let defaultFormat: ImageFormat = thumbnail.sourceInfo.hasAlpha ? .png : .jpeg
+        let keep = store.ladder.valueIndex(of: size) != nil && (format ?? defaultFormat) == defaultFormat
+            ? (size: size, data: thumbnail.data) : nil
+        do throws(PipelineError) {
+            if let downloaded = origin.downloaded {
+                return (try store.save(key: key, metadata: origin.metadata, original: downloaded, thumbnail: keep), nil)
+            } else if let keep {
+                return (try store.addVariant(key: key, fetchedAt: origin.metadata.responseTime, thumbnail: keep), nil)
+            }
+            return (0, nil)
+        } catch {
+            return (0, error.description)
+        }
     }
 }

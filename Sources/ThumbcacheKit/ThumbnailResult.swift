@@ -32,6 +32,9 @@ public struct ThumbnailResult: Sendable {
     public var bytesStored: Int = 0
     /// For `servedFrom == .stale`: why the origin could not be asked, and how far past fresh the copy was.
     public var staleBecause: StaleServe?
+    /// Set when the thumbnail was made but storing it (or its original) failed, e.g. a full cache disk:
+    /// the thumbnail is good, the next request makes it again. nil when it was stored or not meant to be.
+    public var notCachedBecause: String?
 }
 
 /// Why a stale thumbnail was served instead of an error.

@@ -14,14 +14,25 @@ final class ThumbnailStore: Sendable {
     let cache: DiskLruCache
     let ladder: SizeLadder
     /// Read-modify-write of an entry's metadata (adding a variant) must not interleave within the process;
-    /// across processes the DiskLru directory lock already serialises everything.
+    /// across processes each one runs inside one DiskLru access (the directory lock).
     private let writeLock = NSLock()
 
-    init(directory: URL, maxSize: Int64, ladder: SizeLadder, lockTimeout: Duration, onLockWait: @Sendable (String) -> Void)
-        throws(PipelineError)
+    init(directory: URL, maxSize: Int64, ladder: SizeLadder, lockTimeout: Duration,
+         lockMode: PipelineConfiguration.LockMode = .holdForLifetime, readOnly: Bool = false,
+         onLockWait: @Sendable (String) -> Void) throws(PipelineError)
     {
         self.ladder = ladder
         do {
+            if readOnly {
+                cache = try DiskLruCache.openReadOnly(directory: directory, appVersion: Self.appVersion, valueCount: ladder.valueCount)
+                return
+            }
+            if lockMode == .perAccess {
+                // Accesses are short (no network inside one), so waiting for one needs no message.
+                cache = try DiskLruCache(directory: directory, appVersion: Self.appVersion, valueCount: ladder.valueCount,
+                                         maxSize: maxSize, options: DiskLruOptions(locking: .wait(timeout: lockTimeout), holding: .perAccess))
+                return
+            }
             do {
                 cache = try DiskLruCache(directory: directory, appVersion: Self.appVersion, valueCount: ladder.valueCount, maxSize: maxSize)
             } catch .locked {
@@ -41,6 +52,19 @@ final class ThumbnailStore: Sendable {
 
         func original() throws(PipelineError) -> Data {
             do { return try snapshot.data(at: ThumbnailStore.originalIndex) } catch { throw .cache(error) }
+        }
+
+        /// Whether the stored original is a regular file of the length recorded for it (in the journal and in
+        /// the metadata). A truncated, replaced or unreadable original fails this, and is fetched again.
+        var originalIsIntact: Bool {
+            let recorded = snapshot.length(at: ThumbnailStore.originalIndex)
+            guard recorded == Int64(metadata.original.bytes) else { return false }
+            let actual = try? snapshot.withFileDescriptor(at: ThumbnailStore.originalIndex) { fd -> Int64? in
+                var info = stat()
+                guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+                return Int64(info.st_size)
+            }
+            return actual == recorded
         }
 
         /// The original, opened for decoding in place rather than read into memory.
@@ -102,6 +126,8 @@ final class ThumbnailStore: Sendable {
     func save(key: String, metadata: CacheMetadata, original: FetchedOriginal, thumbnail: (size: Int, data: Data)?) throws(PipelineError) -> Int {
         writeLock.lock()
         defer { writeLock.unlock() }
+        try beginAccess()
+        defer { cache.endAccess() }
         do {
             let current = try entry(forKey: key)
             defer { current?.snapshot.close() }
@@ -148,6 +174,8 @@ final class ThumbnailStore: Sendable {
     func addVariant(key: String, fetchedAt responseTime: Double, thumbnail: (size: Int, data: Data)) throws(PipelineError) -> Int {
         writeLock.lock()
         defer { writeLock.unlock() }
+        try beginAccess()
+        defer { cache.endAccess() }
         guard let current = try entry(forKey: key) else { return 0 }
         defer { current.snapshot.close() }
         guard current.metadata.responseTime == responseTime else { return 0 }
@@ -173,6 +201,8 @@ final class ThumbnailStore: Sendable {
         defer { writeLock.unlock() }
         do {
             try cache.setPartialData([Self.metadataIndex: metadata.encoded()], forKey: key)
+        } catch .entryNotFound {
+            // Another process removed or evicted the entry since we read it: nothing left to update.
         } catch {
             throw .cache(error)
         }
@@ -180,5 +210,10 @@ final class ThumbnailStore: Sendable {
 
     func remove(key: String) {
         _ = try? cache.remove(key)
+    }
+
+    /// Takes the cache directory for a read-modify-write, so no other process interleaves.
+    private func beginAccess() throws(PipelineError) {
+        do { try cache.beginAccess() } catch { throw .cache(error) }
     }
 }

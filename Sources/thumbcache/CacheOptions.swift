@@ -15,11 +15,21 @@ struct CacheOptions: ParsableArguments {
         transform: { try ByteCount(parsing: $0) })
     var maxDiskSize: ByteCount = defaultMaxDiskSize
 
+    func validate() throws {
+        // An empty path would mean the current directory: never what was meant, and not ours to fill.
+        if cacheDir?.isEmpty == true { throw ValidationError("--cache-dir must not be empty") }
+    }
+
     func configuration() -> PipelineConfiguration {
         var configuration = PipelineConfiguration(
             cacheDirectory: cacheDir.map { URL(fileURLWithPath: $0) } ?? PipelineConfiguration.defaultCacheDirectory)
         configuration.maxDiskSize = maxDiskSize.bytes
         return configuration
+    }
+
+    /// Opens the cache for `info` and `stats`: creates, locks, writes and deletes nothing.
+    func openReadOnly() throws(PipelineError) -> ThumbnailPipeline {
+        try openPipeline { $0.readOnly = true }
     }
 
     /// Opens the pipeline, saying so on stderr if another thumbcache process holds the directory.

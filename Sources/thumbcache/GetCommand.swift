@@ -17,10 +17,10 @@ struct GetCommand: AsyncParsableCommand {
             too many redirects, redirect cycle); 4 HTTP status not 2xx (also 206 Partial Content, a redirect that \
             cannot be followed); 5 not an image (or compressed with a Content-Encoding), corrupt, unsupported or \
             unreadable input (not a regular file); 6 over a limit (download size, --max-pixels, decode memory); 7 --offline and not \
-            cached; 8 cache directory error; 9 source refused (a redirect to a scheme other than http(s)); 64 usage \
-            (or a bad URL, port outside 1-65535, a bad --ca-file, an -o extension of a format not written such as .webp); 74 the thumbnail or the report could not be \
+            cached; 8 cache directory error (also a non-empty directory that is not a thumbcache cache); 9 source refused (a redirect to a scheme other than http(s)); 64 usage \
+            (or a bad URL, port outside 1-65535, a bad --ca-file, an -o extension of a format not written such as .gif); 74 the thumbnail or the report could not be \
             written (full disk, closed pipe). With --stale-if-error, a stale copy served for a failing origin exits 0 \
-            with a warning. With --json, a failure is the object {"error", "message", "exitCode"} where the report \
+            with a warning, and so does a thumbnail that could not be cached (full cache disk). With --json, a failure is the object {"error", "message", "exitCode"} where the report \
             would have gone. user:password in a URL is sent as Basic auth to that origin only, and never stored or \
             printed.
             """
@@ -101,6 +101,9 @@ struct GetCommand: AsyncParsableCommand {
         } else {
             try AtomicFile.replace(destination, with: result.data)
         }
+        if let reason = result.notCachedBecause {
+            Console.error("warning: the thumbnail was written but not cached: \(reason)")
+        }
         if let stale = result.staleBecause {
             Console.error("warning: served a copy \(String(format: "%.0f", stale.staleness)) s past fresh because the origin failed: \(stale.originError)")
         }
@@ -113,7 +116,8 @@ struct GetCommand: AsyncParsableCommand {
                 "output": destination, "servedFrom": result.servedFrom.rawValue, "source": result.source,
                 "key": result.cacheKey, "format": result.format.rawValue, "width": result.width, "height": result.height,
                 "bytes": result.data.count, "bytesDownloaded": result.bytesDownloaded, "rendered": result.rendered,
-            ].merging(result.staleBecause.map { ["staleBecause": $0.originError, "staleSeconds": $0.staleness] } ?? [:]) { a, _ in a })
+            ].merging(result.staleBecause.map { ["staleBecause": $0.originError, "staleSeconds": $0.staleness] } ?? [:]) { a, _ in a }
+             .merging(result.notCachedBecause.map { ["notCachedBecause": $0] } ?? [:]) { a, _ in a })
             try Console.write(Data((text + "\n").utf8), to: reportStream)
         } else {
             let place = destination == "-" ? "standard output" : destination

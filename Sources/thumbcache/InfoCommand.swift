@@ -25,7 +25,7 @@ struct InfoCommand: AsyncParsableCommand {
 
     private func showInfo() async throws {
         let source = try ImageSource(url)
-        let pipeline = try cache.openPipeline()
+        let pipeline = try cache.openReadOnly()
         let info: EntryInfo?
         do { info = try pipeline.info(for: source) } catch {
             await pipeline.close()
@@ -34,9 +34,7 @@ struct InfoCommand: AsyncParsableCommand {
         await pipeline.close()
         guard let info else { throw Console.Failure(description: "\(source) is not cached", exitCode: 7) }
         let metadata = info.metadata
-        let freshness = info.freshness.isFresh
-            ? "fresh for \(String(format: "%.0f", info.freshness.remaining)) s (\(info.freshness.source))"
-            : "stale by \(String(format: "%.0f", -info.freshness.remaining)) s (\(info.freshness.source)); the next get revalidates"
+        let freshness = info.freshness.summary + (info.freshness.isFresh ? "" : "; the next get revalidates")
         if json {
             try Console.print(Console.json([
                 "url": metadata.url, "key": info.cacheKey, "headers": metadata.headers,

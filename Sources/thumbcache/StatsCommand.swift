@@ -14,7 +14,7 @@ struct StatsCommand: AsyncParsableCommand {
     var json = false
 
     func run() async throws {
-        let pipeline = try cache.openPipeline()
+        let pipeline = try cache.openReadOnly()
         let (stats, entries, bytes, maxBytes) = pipeline.statistics()
         await pipeline.close()
         if json {

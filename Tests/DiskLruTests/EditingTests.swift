@@ -262,13 +262,14 @@ import Testing
         #expect(Array(cache.snapshots()).isEmpty)
     }
 
-    @Test func deleteRemovesEverything() throws {
+    /// Issue 14 C7: only the cache's own files go; the lock file stays for a process that may wait on it.
+    @Test func deleteRemovesTheCachesFilesOnly() throws {
         let dir = TempDirectory()
         let cache = try dir.open()
         try cache.set("a", "a", "a")
         dir.write("unrelated", "x")
         try cache.delete()
-        #expect(dir.names.isEmpty && !dir.exists(DiskLruCache.lockFileName))
+        #expect(dir.names == ["unrelated"])
         #expect(cache.isClosed)
     }
 

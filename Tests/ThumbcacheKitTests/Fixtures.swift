@@ -39,8 +39,19 @@ final class PipelineHarness {
     }
 
     /// Download files in flight, or left behind (there should be none once a get returns).
+    /// Files in process folders count, their owner lock files do not.
     var downloadFiles: [String] {
-        (try? FileManager.default.contentsOfDirectory(atPath: directory.appendingPathComponent("downloads").path)) ?? []
+        let downloads = directory.appendingPathComponent("downloads")
+        var files: [String] = []
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: downloads.path)) ?? [] {
+            guard name.hasPrefix("process-") else {
+                files.append(name)
+                continue
+            }
+            let folder = downloads.appendingPathComponent(name).path
+            files += ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).filter { $0 != "owner" }.map { name + "/" + $0 }
+        }
+        return files
     }
 
     /// Files of the DiskLru directory, lock and journal aside.

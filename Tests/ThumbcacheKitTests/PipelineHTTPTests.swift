@@ -132,12 +132,21 @@ import Testing
             #expect(await Self.failure(harness.pipeline, server.url(path)) != nil, "\(path)")
             #expect(harness.downloadFiles.isEmpty, "\(path): \(harness.downloadFiles)")
         }
-        // A process killed mid-download leaves its file; the next one to hold the directory removes it.
+        // A process killed mid-download leaves its folder (or, before process folders, a loose file); the next
+        // process removes them once they are past their grace time and nobody holds their owner lock.
         await harness.pipeline.close()
-        let stray = harness.directory.appendingPathComponent("downloads/download-abc123")
-        try Data(count: 10).write(to: stray)
+        let downloads = harness.directory.appendingPathComponent("downloads")
+        let dead = downloads.appendingPathComponent("process-abc123")
+        try FileManager.default.createDirectory(at: dead, withIntermediateDirectories: true)
+        for name in ["owner", "download-def456"] { try Data(count: 10).write(to: dead.appendingPathComponent(name)) }
+        try Data(count: 10).write(to: downloads.appendingPathComponent("download-abc123"))
+        try Data(count: 10).write(to: downloads.appendingPathComponent("notes.txt"))
+        for name in ["process-abc123", "download-abc123", "notes.txt"] {
+            let old = Date(timeIntervalSinceNow: -120)
+            try FileManager.default.setAttributes([.modificationDate: old], ofItemAtPath: downloads.appendingPathComponent(name).path)
+        }
         try await harness.reopen()
-        #expect(harness.downloadFiles.isEmpty)
+        #expect(harness.downloadFiles == ["notes.txt"], "only what thumbcache makes is removed: \(harness.downloadFiles)")
         #expect(try await harness.pipeline.thumbnail(for: source, size: 64).servedFrom == .disk)
         await harness.close()
         server.shutdown()

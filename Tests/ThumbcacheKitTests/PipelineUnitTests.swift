@@ -19,6 +19,18 @@ import Testing
         #expect(abs(fresh.age - 11) < 2, "apparent age from Date plus the request's round trip")
     }
 
+    /// Issue 14 E19: `info` said "stale by -90 s" for an entry with 90 s of max-age left under no-cache.
+    @Test func summaryNeverShowsANegativeCount() {
+        let fresh = Freshness(metadata: metadata(["cache-control": "max-age=92"]), now: Date())
+        #expect(fresh.summary.hasPrefix("fresh for 9") && fresh.summary.hasSuffix(" s (max-age)"), "\(fresh.summary)")
+        let stale = Freshness(metadata: metadata(["cache-control": "max-age=10"], fetchedSecondsAgo: 100), now: Date())
+        #expect(stale.summary.hasPrefix("stale by 9") && stale.summary.hasSuffix(" s (max-age)"), "\(stale.summary)")
+        let noCache = Freshness(metadata: metadata(["cache-control": "no-cache, max-age=92"]), now: Date())
+        #expect(!noCache.isFresh)
+        #expect(noCache.summary.hasPrefix("revalidated on every use (no-cache; by max-age it would be fresh for 9"), "\(noCache.summary)")
+        for f in [fresh, stale, noCache] { #expect(!f.summary.contains(" -"), "\(f.summary)") }
+    }
+
     @Test func ageHeaderCounts() {
         let f = Freshness(metadata: metadata(["cache-control": "max-age=60", "age": "100"]), now: Date())
         #expect(!f.isFresh && f.age >= 100)

@@ -111,7 +111,9 @@ import Testing
         let cacheDir = work.appendingPathComponent("cache").path
         let jsonPath = work.appendingPathComponent("report.json").path
         let launched = try CLITests.launch(["warm", urls, "--sizes", "64,128", "--concurrency", "2", "--cache-dir", cacheDir, "--json", jsonPath])
-        usleep(700_000)  // a few URLs done, two in flight
+        // With two URLs in flight, a third is requested only once one is done: then SIGINT lands part-way.
+        let deadline = ContinuousClock.now + .seconds(60)
+        while server.totalRequests < 3 && ContinuousClock.now < deadline { usleep(10_000) }
         kill(launched.0.processIdentifier, SIGINT)
         let interrupted = CLITests.finish(launched)
         #expect(interrupted.status == 130, "\(interrupted.stderr)")
@@ -121,17 +123,37 @@ import Testing
         let done = partial["fetched"] as? Int ?? -1
         #expect(done > 0 && done < 10, "stopped part-way: \(done)")
 
-        let cache = try DiskLruCache(directory: URL(fileURLWithPath: cacheDir).appendingPathComponent("entries"),
-                                     appVersion: ThumbnailStore.appVersion, valueCount: SizeLadder.standard.valueCount, maxSize: 1 << 30)
+        // A URL interrupted between its sizes keeps the sizes already made: a complete entry, not a
+        // half-written one. So the cache holds at least the finished URLs, each a readable entry.
+        let entries = URL(fileURLWithPath: cacheDir).appendingPathComponent("entries")
+        let cache = try DiskLruCache.openReadOnly(directory: entries, appVersion: ThumbnailStore.appVersion,
+                                                  valueCount: SizeLadder.standard.valueCount)
         #expect(cache.recoveredCorruption == nil)
-        #expect(cache.keys().count == done, "exactly the finished URLs are cached, nothing half-written")
+        let keys = cache.keys()
+        #expect(keys.count >= done && keys.count <= done + 2, "finished URLs, plus at most the two in flight: \(keys.count)")
+        for key in keys {
+            let snapshot = try #require(try cache.snapshot(forKey: key))
+            #expect(CacheMetadata.decode(try snapshot.data(at: ThumbnailStore.metadataIndex)) != nil)
+            snapshot.close()
+        }
         try cache.close()
 
         let rerun = try CLITests.run(["warm", urls, "--sizes", "64,128", "--cache-dir", cacheDir, "--json", jsonPath, "--quiet"])
         #expect(rerun.status == 0, "\(rerun.stderr)")
         let final = try report(jsonPath)
-        #expect(final["fresh"] as? Int == done, "the re-run skips what was done")
-        #expect(final["fetched"] as? Int == 10 - done)
+        let fresh = final["fresh"] as? Int ?? -1, fetched = final["fetched"] as? Int ?? -1
+        #expect(fresh == keys.count && fetched == 10 - keys.count, "the re-run fetches only what is not cached: \(final)")
+        #expect((0..<10).allSatisfy { server.requestCount("/s\($0).jpg") >= 1 })
+        // Every URL now has both sizes, the interrupted ones included.
+        let after = try DiskLruCache.openReadOnly(directory: entries, appVersion: ThumbnailStore.appVersion,
+                                                  valueCount: SizeLadder.standard.valueCount)
+        #expect(after.keys().count == 10)
+        for key in after.keys() {
+            let snapshot = try #require(try after.snapshot(forKey: key))
+            let metadata = try #require(CacheMetadata.decode(try snapshot.data(at: ThumbnailStore.metadataIndex)))
+            #expect(metadata.variants == [64, 128], "\(key): \(metadata.variants)")
+            snapshot.close()
+        }
         cleanUp()
     }
 }

@@ -1,0 +1,126 @@
+import DiskLru
+import Foundation
+import ImageDecode
+import NIOCore
+import Testing
+@testable import ThumbcacheKit
+
+/// Issue 14 C9 and C10: a damaged stored original heals by fetching again; a thumbnail that cannot be stored
+/// (full disk) is still handed over.
+@Suite(.serialized) struct DamagedCacheTests {
+    let server: OriginServer
+
+    init() throws { server = try OriginServer() }
+
+    /// 200 with an ETag, or 304 to a request that has it.
+    func routeRevalidating(_ path: String, maxAge: Int = 600) {
+        server.route(path) { request in
+            request.headers["if-none-match"] == "\"v1\""
+                ? .respond(status: 304, headers: [("ETag", "\"v1\""), ("Cache-Control", "max-age=\(maxAge)")], body: Data())
+                : .respond(status: 200, headers: [("ETag", "\"v1\""), ("Cache-Control", "max-age=\(maxAge)")], body: Fixtures.jpeg)
+        }
+    }
+
+    func originalPath(_ harness: PipelineHarness, _ source: ImageSource) -> String {
+        harness.directory.appendingPathComponent("entries/\(source.cacheKey).\(ThumbnailStore.originalIndex)").path
+    }
+
+    /// Caches `path` at 64 px, reopens (an empty memory cache, as a new process), then damages the stored
+    /// original with `damage`; the returned pipeline is to ask for a size that needs the original.
+    func cachedThenDamaged(_ path: String, _ damage: (String) throws -> Void) async throws -> (PipelineHarness, ImageSource) {
+        routeRevalidating(path)
+        let harness = try PipelineHarness()
+        let source = try ImageSource(server.url(path))
+        _ = try await harness.pipeline.thumbnail(for: source, size: 64)
+        try await harness.reopen()
+        try damage(originalPath(harness, source))
+        return (harness, source)
+    }
+
+    @Test func aTruncatedOriginalIsDroppedAndFetchedAgain() async throws {
+        let (harness, source) = try await cachedThenDamaged("/a.jpg") { #expect(truncate($0, off_t(Fixtures.jpeg.count / 2)) == 0) }
+        let healed = try await harness.pipeline.thumbnail(for: source, size: 128)
+        #expect(healed.servedFrom == .network && healed.width == 128)
+        #expect(server.requestCount("/a.jpg") == 2)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: originalPath(harness, source))) == Fixtures.jpeg)
+        try await harness.reopen()
+        #expect(try await harness.pipeline.thumbnail(for: source, size: 256).servedFrom == .disk, "healed for good")
+        await harness.close()
+        server.shutdown()
+    }
+
+    @Test func refreshDoesNotLetA304KeepBrokenBytes() async throws {
+        let (harness, source) = try await cachedThenDamaged("/r.jpg") { #expect(truncate($0, 100) == 0) }
+        let refreshed = try await harness.pipeline.thumbnail(for: source, size: 128, policy: .refresh)
+        #expect(refreshed.servedFrom == .network)
+        #expect(server.requests("/r.jpg").last?.headers["if-none-match"] == nil, "asked unconditionally, so no 304")
+        await harness.close()
+        server.shutdown()
+    }
+
+    @Test func anUnreadableOriginalIsFetchedAgain() async throws {
+        let (harness, source) = try await cachedThenDamaged("/u.jpg") { path in
+            try FileManager.default.removeItem(atPath: path)
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)  // EISDIR on read
+        }
+        #expect(try await harness.pipeline.thumbnail(for: source, size: 128).servedFrom == .network)
+        await harness.close()
+        server.shutdown()
+    }
+
+    /// A small tmpfs is a real full disk; mounting one needs root (the CI runs as root).
+    @Test(.enabled(if: getuid() == 0)) func aFullCacheDiskStillHandsOverTheThumbnail() async throws {
+        let mountPoint = FileManager.default.temporaryDirectory.appendingPathComponent("thumbcache-full-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: mountPoint, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: mountPoint) }
+        let mount = Process()
+        mount.executableURL = URL(fileURLWithPath: "/bin/mount")
+        mount.arguments = ["-t", "tmpfs", "-o", "size=1m", "tmpfs", mountPoint.path]
+        try mount.run()
+        mount.waitUntilExit()
+        guard mount.terminationStatus == 0 else {
+            print("DamagedCacheTests: cannot mount a tmpfs here; the full-disk case was not run")
+            return
+        }
+        defer {
+            let umount = Process()
+            umount.executableURL = URL(fileURLWithPath: "/bin/umount")
+            umount.arguments = [mountPoint.path]
+            try? umount.run()
+            umount.waitUntilExit()
+        }
+        let body = Fixtures.jpeg + Data(repeating: 0, count: 200_000)  // trailing bytes after EOI: still a valid JPEG
+        server.route("/big.jpg") { _ in .respond(status: 200, headers: [("Cache-Control", "max-age=600")], body: body) }
+        let cacheDir = mountPoint.appendingPathComponent("cache")
+        let pipeline = try ThumbnailPipeline(configuration: PipelineConfiguration(cacheDirectory: cacheDir))
+        // Leave room for the download, not for a second copy of it in the cache.
+        var space = statvfs()
+        #expect(statvfs(mountPoint.path, &space) == 0)
+        let free = Int(space.f_bavail) * Int(space.f_frsize)
+        try Data(count: free - body.count - 48 << 10).write(to: mountPoint.appendingPathComponent("filler"))
+
+        let source = try ImageSource(server.url("/big.jpg"))
+        let result = try await pipeline.thumbnail(for: source, size: 64)
+        #expect(result.width == 64 && ImageFormat.sniff(result.data) == .jpeg)
+        let reason = try #require(result.notCachedBecause)
+        #expect(reason.contains("No space left on device"), "\(reason)")
+        #expect(try pipeline.info(for: source) == nil, "nothing half-stored")
+        await pipeline.close()
+
+        // The output goes elsewhere: only the cache disk is full.
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("thumbcache-full-\(UUID().uuidString).jpg")
+        defer { try? FileManager.default.removeItem(at: output) }
+        let run = try CLITests.run(["get", server.url("/big.jpg"), "--size", "64", "--cache-dir", cacheDir.path, "-o", output.path])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stderr.contains("warning: the thumbnail was written but not cached"), "\(run.stderr)")
+        #expect(FileManager.default.fileExists(atPath: output.path))
+
+        let list = FileManager.default.temporaryDirectory.appendingPathComponent("thumbcache-full-\(UUID().uuidString).txt")
+        defer { try? FileManager.default.removeItem(at: list) }
+        try Data(server.url("/big.jpg").utf8).write(to: list)
+        let warm = try CLITests.run(["warm", list.path, "--sizes", "64", "--cache-dir", cacheDir.path])
+        #expect(warm.status == 1, "warming that stored nothing failed: \(warm.stderr)")
+        #expect(warm.stderr.contains("not cached: "), "\(warm.stderr)")
+        server.shutdown()
+    }
+}
