@@ -24,7 +24,7 @@ public final class ThumbnailPipeline: Sendable {
 
     public let configuration: PipelineConfiguration
     public let memory: MemoryCache<String, MemoryEntry>
-    private let store: ThumbnailStore
+    let store: ThumbnailStore
     private let thumbnailer = Thumbnailer()
     private let origins = Coalescer<String, Origin>()
     private let renders = Coalescer<String, ThumbnailResult>()
@@ -49,6 +49,8 @@ public final class ThumbnailPipeline: Sendable {
         var entry: ThumbnailStore.Entry?
         /// Set when the stored entry stands in for an origin that failed (stale-if-error).
         var staleBecause: StaleServe? = nil
+        /// How long settling the origin question took (download or revalidation included).
+        var fetchDuration: Duration = .zero
     }
 
     public init(configuration: PipelineConfiguration, onLockWait: @Sendable (String) -> Void = { _ in }) throws(PipelineError) {
@@ -78,28 +80,41 @@ public final class ThumbnailPipeline: Sendable {
     // MARK: - Public API
 
     /// A thumbnail whose longest side is `size` (never upscaled) of the image at `source`.
-    public func thumbnail(for source: ImageSource, size: Int, format: ImageFormat? = nil, policy: FetchPolicy = .normal)
-        async throws(PipelineError) -> ThumbnailResult
+    /// `cover` makes a size×size centre crop (kept in memory only; the disk keeps `contain` rungs).
+    public func thumbnail(for source: ImageSource, size: Int, fit: FitMode = .contain, format: ImageFormat? = nil,
+                          policy: FetchPolicy = .normal) async throws(PipelineError) -> ThumbnailResult
     {
         guard (1...ThumbnailRequest.maxSize).contains(size) else { throw .invalidSize(size) }
         let key = source.cacheKey
-        let memoryKey = "\(key)/\(size)/\(format?.rawValue ?? "auto")"
+        let memoryKey = "\(key)/\(size)\(fit == .cover ? "c" : "")/\(format?.rawValue ?? "auto")"
         if policy != .refresh, let hit = memory.value(forKey: memoryKey), policy == .offline || hit.freshUntil > Date() {
             var result = hit.thumbnail
             (result.servedFrom, result.bytesDownloaded, result.rendered, result.staleBecause) = (.memory, 0, false, nil)
+            (result.freshUntil, result.fetchDuration, result.renderDuration) = (hit.freshUntil, nil, nil)
             sessionStats.withLock { $0.record(.memory) }
             return result
         }
         do {
             let origin = try await origins.value(for: "\(key)|\(policy.rawValue)") {
-                try await self.resolveOrigin(source, key: key, policy: policy)
+                let started = ContinuousClock.now
+                var origin = try await self.resolveOrigin(source, key: key, policy: policy)
+                origin.fetchDuration = started.duration(to: .now)
+                return origin
             }
             let renderKey = "\(memoryKey)|\(origin.metadata.responseTime)|\(origin.servedFrom.rawValue)"
-            let result = try await renders.value(for: renderKey) {
-                try self.render(origin, source: source, key: key, size: size, format: format)
+            var result = try await renders.value(for: renderKey) {
+                // The gate (a server's worker limit) bounds decodes; coalesced waiters never reach it.
+                let started = ContinuousClock.now
+                var result = try await self.configuration.renderGate.run {
+                    try self.render(origin, source: source, key: key, size: size, fit: fit, format: format)
+                }
+                result.renderDuration = started.duration(to: .now)
+                return result
             }
+            let freshUntil = Date().addingTimeInterval(Freshness(metadata: origin.metadata, now: Date()).remaining)
+            (result.freshUntil, result.fetchDuration) = (freshUntil, origin.fetchDuration)
+            result.lastModified = origin.metadata.headers["last-modified"].flatMap(HTTPDate.parse)
             if origin.storable {
-                let freshUntil = Date().addingTimeInterval(Freshness(metadata: origin.metadata, now: Date()).remaining)
                 memory.set(MemoryEntry(thumbnail: result, freshUntil: freshUntil), forKey: memoryKey, cost: result.data.count)
             }
             sessionStats.withLock { $0.record(result.servedFrom) }
@@ -253,10 +268,12 @@ public final class ThumbnailPipeline: Sendable {
 
     // MARK: - Thumbnails
 
-    private func render(_ origin: Origin, source: ImageSource, key: String, size: Int, format: ImageFormat?) throws(PipelineError) -> ThumbnailResult {
+    private func render(_ origin: Origin, source: ImageSource, key: String, size: Int, fit: FitMode, format: ImageFormat?)
+        throws(PipelineError) -> ThumbnailResult
+    {
         let downloadedBytes = origin.servedFrom == .network ? origin.downloadedBytes : 0
         // A stored thumbnail of this size: no decode at all.
-        if let entry = origin.entry, let data = try store.variant(size, of: entry),
+        if fit == .contain, let entry = origin.entry, let data = try store.variant(size, of: entry),
            let stored = ImageFormat.sniff(data), format == nil || format == stored,
            let info = try? thumbnailer.probe(data) {
             return ThumbnailResult(data: data, format: stored, width: info.orientedWidth, height: info.orientedHeight,
@@ -266,8 +283,9 @@ public final class ThumbnailPipeline: Sendable {
         // Off-ladder sizes start from the nearest larger stored thumbnail when there is one: a smaller decode.
         let input: EncodedImage
         var storedOriginal: StoredOriginal?  // owns the descriptor behind `input`
-        if store.ladder.valueIndex(of: size) == nil, let entry = origin.entry,
-           let rung = store.ladder.rungs(atLeast: size).first(where: entry.metadata.variants.contains),
+        if fit == .cover || store.ladder.valueIndex(of: size) == nil, let entry = origin.entry,
+           let rung = store.ladder.rungs(atLeast: Self.containSize(covering: size, fit: fit, entry.metadata.original))
+               .first(where: entry.metadata.variants.contains),
            let variant = try store.variant(rung, of: entry) {
             input = .data(variant)
         } else if let downloaded = origin.downloaded {
@@ -280,7 +298,7 @@ public final class ThumbnailPipeline: Sendable {
         let thumbnail: Thumbnail
         do {
             thumbnail = try thumbnailer.makeThumbnail(from: input, ThumbnailRequest(
-                size: size, format: format, jpegQuality: configuration.jpegQuality, maxPixels: configuration.maxPixels))
+                size: size, fit: fit, format: format, jpegQuality: configuration.jpegQuality, maxPixels: configuration.maxPixels))
         } catch {
             throw .image(url: source.normalized, error)
         }
@@ -289,7 +307,7 @@ public final class ThumbnailPipeline: Sendable {
         if origin.storable {
             // Ladder sizes in the default format are kept on disk; anything else lives in memory only.
             let defaultFormat: ImageFormat = thumbnail.sourceInfo.hasAlpha ? .png : .jpeg
-            let keep = store.ladder.valueIndex(of: size) != nil && (format ?? defaultFormat) == defaultFormat
+            let keep = fit == .contain && store.ladder.valueIndex(of: size) != nil && (format ?? defaultFormat) == defaultFormat
                 ? (size: size, data: thumbnail.data) : nil
             if let downloaded = origin.downloaded {
                 stored = try store.save(key: key, metadata: origin.metadata, original: downloaded, thumbnail: keep)

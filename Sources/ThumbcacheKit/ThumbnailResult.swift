@@ -32,6 +32,14 @@ public struct ThumbnailResult: Sendable {
     public var bytesStored: Int = 0
     /// For `servedFrom == .stale`: why the origin could not be asked, and how far past fresh the copy was.
     public var staleBecause: StaleServe?
+    /// When the source stops being fresh (a CDN may keep the thumbnail until then).
+    public var freshUntil: Date?
+    /// The origin's Last-Modified, when it sent one.
+    public var lastModified: Date?
+    /// How long the origin took (download or revalidation), and the render (decode, resize, encode, or the
+    /// stored thumbnail's read); nil when this request did neither (a memory hit).
+    public var fetchDuration: Duration?
+    public var renderDuration: Duration?
 }
 
 /// Why a stale thumbnail was served instead of an error.
