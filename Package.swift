@@ -26,6 +26,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics", exact: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", exact: "2.4.1"),
         .package(url: "https://github.com/apple/swift-crypto", exact: "4.5.2"),
+        // Already in the graph through Hummingbird; named for the request-head deadline's HTTP part types.
+        .package(url: "https://github.com/apple/swift-nio-extras", exact: "1.35.2"),
     ],
     targets: [
         // A Swift port of Android's DiskLruCache, byte-compatible with OkHttp's and JakeWharton's.
@@ -63,11 +65,14 @@ let package = Package(
         .target(name: "ThumbcacheServer", dependencies: [
             "ThumbcacheKit", "ImageDecode",
             .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "HummingbirdCore", package: "hummingbird"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Metrics", package: "swift-metrics"),
             .product(name: "Prometheus", package: "swift-prometheus"),
             .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
         ], resources: [.copy("Samples")]),
         .testTarget(name: "ThumbcacheServerTests", dependencies: [
             "ThumbcacheServer", "ThumbcacheKit", "ImageDecode", "thumbcache",

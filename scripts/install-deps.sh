@@ -7,6 +7,8 @@ packages=(
   liblcms2-dev                    # ImageDecode: LittleCMS, embedded ICC profiles to sRGB
   default-jdk-headless            # Conformance: javac/java for the OkHttp driver
   libokhttp-java libokio-java     # Conformance: OkHttp 3.13's DiskLruCache, the reference implementation
+  chromium chromium-driver        # serve: the demo page's browser test (selenium comes from PyPI, scripts/test-demo.sh)
+  python3-venv                    # serve: the venv selenium is installed into
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -105,7 +105,7 @@ public final class ThumbnailPipeline: Sendable {
             var result = try await renders.value(for: renderKey) {
                 // The gate (a server's worker limit) bounds decodes; coalesced waiters never reach it.
                 let started = ContinuousClock.now
-                var result = try await self.configuration.renderGate.run {
+                var result = try await self.configuration.renderGate.run { () throws(PipelineError) in
                     try self.render(origin, source: source, key: key, size: size, fit: fit, format: format)
                 }
                 result.renderDuration = started.duration(to: .now)

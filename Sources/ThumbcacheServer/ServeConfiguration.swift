@@ -35,8 +35,11 @@ public struct ServeConfiguration: Sendable {
     public var logFormat = LogFormat.text
     /// Open connections at most; more wait in the listen backlog.
     public var maxConnections = 1024
-    /// A connection that sends nothing (a request head included) for this long is closed.
+    /// A connection that sends nothing for this long is closed.
     public var idleTimeout: Duration = .seconds(30)
+    /// A request head must arrive whole within this long of the connection opening (or of the previous
+    /// response): a client that sends its headers slowly is cut.
+    public var headerTimeout: Duration = .seconds(10)
 
     public init() {}
 

@@ -12,11 +12,11 @@ public final class ServerMetrics: Sendable {
     private let renderTimer: Metrics.Timer
     private let hitTimer: Metrics.Timer
     private let missTimer: Metrics.Timer
-    private let entries: Gauge
-    private let bytes: Gauge
-    private let memoryHitRatio: Gauge
-    private let rendersInFlight: Gauge
-    private let rendersQueued: Gauge
+    private let entries: Metrics.Gauge
+    private let bytes: Metrics.Gauge
+    private let memoryHitRatio: Metrics.Gauge
+    private let rendersInFlight: Metrics.Gauge
+    private let rendersQueued: Metrics.Gauge
     /// Thumbnail answers, and those from the memory cache: the hit ratio.
     private let thumbnailCounts = Locked((all: 0, memory: 0))
 
@@ -33,16 +33,16 @@ public final class ServerMetrics: Sendable {
         renderTimer = Timer(label: "thumbcache_render_duration_seconds", factory: factory)
         hitTimer = Timer(label: "thumbcache_request_duration_seconds", dimensions: [("kind", "hit")], factory: factory)
         missTimer = Timer(label: "thumbcache_request_duration_seconds", dimensions: [("kind", "miss")], factory: factory)
-        entries = Gauge(label: "thumbcache_cache_entries", factory: factory)
-        bytes = Gauge(label: "thumbcache_cache_bytes", factory: factory)
-        memoryHitRatio = Gauge(label: "thumbcache_memory_cache_hit_ratio", factory: factory)
-        rendersInFlight = Gauge(label: "thumbcache_renders_in_flight", factory: factory)
-        rendersQueued = Gauge(label: "thumbcache_renders_queued", factory: factory)
+        entries = Metrics.Gauge(label: "thumbcache_cache_entries", factory: factory)
+        bytes = Metrics.Gauge(label: "thumbcache_cache_bytes", factory: factory)
+        memoryHitRatio = Metrics.Gauge(label: "thumbcache_memory_cache_hit_ratio", factory: factory)
+        rendersInFlight = Metrics.Gauge(label: "thumbcache_renders_in_flight", factory: factory)
+        rendersQueued = Metrics.Gauge(label: "thumbcache_renders_queued", factory: factory)
     }
 
     /// One answered request. `served` is how a thumbnail was obtained ("-" for other routes and errors).
     func request(status: Int, served: String?, duration: Duration, isThumbnail: Bool) {
-        Counter(label: "thumbcache_requests_total",
+        Metrics.Counter(label: "thumbcache_requests_total",
                 dimensions: [("status", String(status)), ("served", served ?? "none")], factory: factory).increment()
         guard isThumbnail else { return }
         let hit = served == ServedFrom.memory.rawValue || served == ServedFrom.disk.rawValue
@@ -63,7 +63,7 @@ public final class ServerMetrics: Sendable {
     }
 
     func refused(_ reason: String) {
-        Counter(label: "thumbcache_refusals_total", dimensions: [("reason", reason)], factory: factory).increment()
+        Metrics.Counter(label: "thumbcache_refusals_total", dimensions: [("reason", reason)], factory: factory).increment()
     }
 
     /// The Prometheus text, with the gauges sampled now.

@@ -1,9 +1,11 @@
 import Foundation
 import Hummingbird
+import HummingbirdCore
 import Logging
 import NIOCore
 import ServiceLifecycle
 import ThumbcacheKit
+import UnixSignals
 
 /// `thumbcache serve`: the routes on a Hummingbird server (plus a metrics server with `metricsPort`) in a
 /// `ServiceGroup`. On SIGTERM or SIGINT, health checks turn 503, the server stops accepting and finishes
@@ -33,8 +35,10 @@ public struct ThumbcacheService: Sendable {
         let router = Router()
         routes.register(on: router, metricsRoute: configuration.metricsPort == nil)
         let idle = TimeAmount.nanoseconds(configuration.idleTimeout.nanoseconds)
+        let headDeadline = TimeAmount.nanoseconds(configuration.headerTimeout.nanoseconds)
         let app = Application(
-            router: router, server: .http1(configuration: .init(idleTimeout: idle)),
+            router: router,
+            server: .http1(configuration: .init(additionalChannelHandlers: [RequestHeadDeadline(timeout: headDeadline)], idleTimeout: idle)),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "thumbcache",
                                  availableConnectionsDelegate: MaximumAvailableConnections(configuration.maxConnections)),
             onServerRunning: { channel in await onListening(channel.localAddress?.port ?? 0) }, logger: logger)

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Hummingbird
 import ImageDecode
 import ThumbcacheKit
@@ -18,7 +19,7 @@ struct ThumbnailResponder: Sendable {
             .eTag: etag,
             .cacheControl: "public, max-age=\(maxAge(result))",
             Self.xThumbcache: result.servedFrom.rawValue,
-            Self.serverTiming: serverTiming(result, elapsed: elapsed),
+            Self.serverTimingField: serverTiming(result, elapsed: elapsed),
         ]
         if let lastModified = result.lastModified { headers[.lastModified] = HTTPDate.format(lastModified) }
         if ConditionalRequest(request.headers).isNotModified(etag: etag, lastModified: result.lastModified) {
@@ -51,7 +52,7 @@ struct ThumbnailResponder: Sendable {
     }
 
     static let xThumbcache = HTTPField.Name("X-Thumbcache")!
-    static let serverTiming = HTTPField.Name("Server-Timing")!
+    static let serverTimingField = HTTPField.Name("Server-Timing")!
 }
 
 extension Double {

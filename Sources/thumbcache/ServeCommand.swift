@@ -95,9 +95,12 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp(EnvironmentFallback.help("Open connections at most (default: 1024).", flag: "max-connections")))
     var maxConnections: Int?
 
-    @Option(help: ArgumentHelp(EnvironmentFallback.help(
-        "Close a connection idle this many seconds, one that sends no request head included (default: 30).", flag: "idle-timeout")))
+    @Option(help: ArgumentHelp(EnvironmentFallback.help("Close a connection idle this many seconds (default: 30).", flag: "idle-timeout")))
     var idleTimeout: Double?
+
+    @Option(help: ArgumentHelp(EnvironmentFallback.help(
+        "Close a connection whose request head has not arrived whole within this many seconds (default: 10).", flag: "header-timeout")))
+    var headerTimeout: Double?
 
     @Option(help: ArgumentHelp(EnvironmentFallback.help("Memory cache size, e.g. 256MiB (default: 64MiB).", flag: "memory-cache-size"), valueName: "size"))
     var memoryCacheSize: String?
@@ -162,6 +165,9 @@ struct ServeCommand: AsyncParsableCommand {
         }
         if let seconds = try EnvironmentFallback.value(idleTimeout, flag: "idle-timeout") {
             configuration.idleTimeout = try Self.duration(seconds, "idle-timeout")
+        }
+        if let seconds = try EnvironmentFallback.value(headerTimeout, flag: "header-timeout") {
+            configuration.headerTimeout = try Self.duration(seconds, "header-timeout")
         }
         configuration.adminToken = try EnvironmentFallback.value(adminToken, flag: "admin-token")
         configuration.demo = EnvironmentFallback.flag(demo, flag: "demo")
