@@ -46,6 +46,11 @@ public final class ThumbcacheRoutes: Sendable {
         router.get("**") { request, context in
             await self.thumbnail(request, segments: context.parameters.getCatchAll())
         }
+        // Hummingbird derives HEAD from GET for other routes, not for this catch-all.
+        router.head("**") { request, context in
+            let response = await self.thumbnail(request, segments: context.parameters.getCatchAll())
+            return Response(status: response.status, headers: response.headers)
+        }
     }
 
     /// The routes of a separate metrics port.

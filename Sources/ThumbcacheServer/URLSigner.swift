@@ -26,7 +26,9 @@ public struct URLSigner: Sendable {
     /// Whether `signature` is right for `signedPart`; the MAC comparison takes constant time.
     public func accepts(_ signature: String, for signedPart: String) -> Bool {
         guard let key else { return signature == Self.unsigned }
-        guard let mac = Base64URL.decode(signature[...]) else { return false }
+        // Only the canonical spelling: base64 ignores the unused low bits of the last digit, so without this
+        // check several signatures would be accepted for one path.
+        guard let mac = Base64URL.decode(signature[...]), Base64URL.encode(mac) == signature else { return false }
         return HMAC<SHA256>.isValidAuthenticationCode(mac, authenticating: salt + Data(signedPart.utf8), using: key)
     }
 

@@ -142,7 +142,7 @@ import ThumbcacheKit
     @Test func originTimeoutIs504() async throws {
         let origin = try await TestOrigin()
         origin.image("/slow.jpg", Fixtures.jpeg, delay: .seconds(3))
-        let server = try await ServerHarness { $0.totalTimeout = .seconds(1) }
+        let server = try await ServerHarness(pipeline: { $0.totalTimeout = .seconds(1) })
         let answer = try await server.request(server.path(origin.url("/slow.jpg"), size: 64))
         #expect(answer.status == 504 && answer.json["error"] == "origin_timeout", "\(answer.json)")
         await server.stop()

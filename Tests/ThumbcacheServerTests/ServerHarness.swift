@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import Hummingbird
 import ImageDecode
+import Logging
 import NIOCore
 import NIOHTTP1
 import ThumbcacheKit
@@ -38,7 +39,9 @@ final class ServerHarness: Sendable {
         configure(&configuration)
         var pipelineConfiguration = PipelineConfiguration(cacheDirectory: self.directory)
         pipeline(&pipelineConfiguration)
-        service = try ThumbcacheService(configuration: configuration, pipeline: pipelineConfiguration)
+        var logger = Logger(label: "thumbcache.test")
+        logger.logLevel = .critical  // stopping by cancellation logs errors that are expected here
+        service = try ThumbcacheService(configuration: configuration, pipeline: pipelineConfiguration, logger: logger)
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
         let service = self.service
         task = Task { try await service.run(gracefulShutdownSignals: []) { continuation.yield($0) } }
