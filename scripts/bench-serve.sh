@@ -9,6 +9,7 @@
 #              8 at a time: images/s and p99, thumbcache vs nginx image_filter (2 workers) from the same origin
 #   peak RSS (VmHWM) of each server.
 # thumbor is not run (see docs/pending/serve.md). Usage: scripts/bench-serve.sh [DURATION_SECONDS]
+# (THUMBCACHE_BIN=path skips the release build and uses that binary.)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 duration=${1:-10}
@@ -17,8 +18,10 @@ for tool in wrk nginx curl python3; do
 done
 nginx_bin=$(command -v nginx || echo /usr/sbin/nginx)
 [ -f /usr/lib/nginx/modules/ngx_http_image_filter_module.so ] || { echo "needs libnginx-mod-http-image-filter" >&2; exit 2; }
-swift build -c release --product thumbcache >/dev/null
-bin=$PWD/.build/release/thumbcache
+if [ -z "${THUMBCACHE_BIN:-}" ]; then  # THUMBCACHE_BIN: an already built release binary
+  swift build -c release --product thumbcache >/dev/null
+fi
+bin=${THUMBCACHE_BIN:-$PWD/.build/release/thumbcache}
 work=$(mktemp -d); chmod 755 "$work"
 origin_port=$((20000 + RANDOM % 10000)); serve_port=$((origin_port + 1)); filter_port=$((origin_port + 2)); static_port=$((origin_port + 3))
 pids=()
@@ -115,6 +118,7 @@ thumbcache_miss=$(miss_run "$work/serve-miss.txt")
 filter_miss=$(miss_run "$work/filter-miss.txt")
 echo "thumbcache serve:     $thumbcache_miss   (images/s, p99 ms)"
 echo "nginx image_filter:   $filter_miss"
+echo "thumbcache serve peak RSS after the misses: $(hwm "$serve_pid")"
 
 echo
 echo "== disk hits: the same 200 thumbnails, memory cache 1 MiB =="
