@@ -13,6 +13,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 duration=${1:-10}
+misses=${BENCH_MISSES:-200}  # distinct sources in the miss run
+last=$((misses - 1))
 for tool in wrk nginx curl python3; do
   command -v $tool >/dev/null || [ -x /usr/sbin/$tool ] || { echo "needs $tool: apt-get install -y wrk nginx libnginx-mod-http-image-filter curl" >&2; exit 2; }
 done
@@ -42,9 +44,9 @@ if ((${#photos[@]} == 0)); then
 else
   for i in "${!photos[@]}"; do cp "../shared/corpus/${photos[$i]}" "$work/www/p$i.jpg"; done
 fi
-for n in $(seq 0 199); do ln -s "../p$((n % ${#photos[@]})).jpg" "$work/www/photos/$n.jpg"; done
+for n in $(seq 0 $last); do ln -s "../p$((n % ${#photos[@]})).jpg" "$work/www/photos/$n.jpg"; done
 chmod -R o+rX "$work/www"
-echo "photos: ${#photos[@]} distinct files under 200 names"
+echo "photos: ${#photos[@]} distinct files under $misses names"
 
 cat > "$work/nginx/nginx.conf" <<CONF
 load_module /usr/lib/nginx/modules/ngx_http_image_filter_module.so;
@@ -111,9 +113,9 @@ PY
 }
 
 echo
-echo "== misses: 200 distinct sources at 256 px, 8 concurrent =="
-for n in $(seq 0 199); do echo "http://127.0.0.1:$serve_port$(path "http://127.0.0.1:$origin_port/photos/$n.jpg")"; done > "$work/serve-miss.txt"
-for n in $(seq 0 199); do echo "http://127.0.0.1:$filter_port/resize/photos/$n.jpg"; done > "$work/filter-miss.txt"
+echo "== misses: $misses distinct sources at 256 px, 8 concurrent =="
+for n in $(seq 0 $last); do echo "http://127.0.0.1:$serve_port$(path "http://127.0.0.1:$origin_port/photos/$n.jpg")"; done > "$work/serve-miss.txt"
+for n in $(seq 0 $last); do echo "http://127.0.0.1:$filter_port/resize/photos/$n.jpg"; done > "$work/filter-miss.txt"
 thumbcache_miss=$(miss_run "$work/serve-miss.txt")
 filter_miss=$(miss_run "$work/filter-miss.txt")
 echo "thumbcache serve:     $thumbcache_miss   (images/s, p99 ms)"
@@ -121,7 +123,7 @@ echo "nginx image_filter:   $filter_miss"
 echo "thumbcache serve peak RSS after the misses: $(hwm "$serve_pid")"
 
 echo
-echo "== disk hits: the same 200 thumbnails, memory cache 1 MiB =="
+echo "== disk hits: the same $misses thumbnails, memory cache 1 MiB =="
 kill -TERM "$serve_pid"; wait "$serve_pid" 2>/dev/null || true
 "$bin" serve --port "$serve_port" --allow-loopback-sources --cache-dir "$work/cache" --memory-cache-size 1MiB --queue 512 2>"$work/serve2.log" &
 serve_pid=$!; pids+=("$serve_pid")
