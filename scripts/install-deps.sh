@@ -9,6 +9,7 @@ packages=(
   libokhttp-java libokio-java     # Conformance: OkHttp 3.13's DiskLruCache, the reference implementation
   chromium chromium-driver        # serve: the demo page's browser test (selenium comes from PyPI, scripts/test-demo.sh)
   python3-venv                    # serve: the venv selenium is installed into
+  nginx python3                   # deploy/test-nginx-conf.sh: the balancer config tried with the real nginx
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -1,0 +1,533 @@
+#!/usr/bin/env python3
+"""Simulates a thumbcache cluster behind nginx `hash $thumb_source consistent` (issue 13, step 4).
+
+Placement is nginx's ketama exactly as ngx_http_upstream_hash_module.c builds it (checked against Debian's 1.22.1):
+every server string of the upstream, as written in the config, is split into HOST and PORT at its last ':'
+(when only digits follow it); it gets weight x 160 points, point j = crc32(HOST "\\0" PORT prev), where prev
+is the previous point's hash as 4 little-endian bytes (0 for the first point). Points are sorted and equal
+hashes dropped. A key goes to the first point >= crc32(key), wrapping to the first point; when that
+server is down nginx walks on to the next point (hash++), skipping servers already tried.
+
+Each node is a DiskLru bounded by bytes: one entry per source holding its metadata, original and every
+thumbnail made so far; a use moves the entry to the newest end; after a write the oldest entries are
+evicted until the total fits the budget (DiskLruCache.trimToSize). The in-memory cache is not modelled.
+
+Commands:
+  simulate   (default) Zipf (s = 1) workload; hit ratio, origin bytes and load per node for 1, 3, 10 nodes
+  place      reads keys (one per line) on stdin, prints "key<TAB>node" as nginx would place them
+  check      compares observed placements with the prediction; exit 1 on any mismatch. Reads "source<TAB>node"
+             lines (node as listed in nginx's upstream, or a name given with --nodes NAME=HOST:PORT) or
+             the access log of deploy/nginx-conf.sh (ACCESS_LOG=...), which logs the key and the node
+  replay     replays a real run's request log through the model and compares node and hit/miss per request
+
+Standard library only. Deterministic for a given --seed.
+"""
+import argparse
+import bisect
+import collections
+import itertools
+import math
+import os
+import random
+import sys
+import zlib
+
+# ----------------------------------------------------------------------------------------------------------
+# nginx ketama placement
+
+
+def split_server(server):
+    """HOST and PORT as nginx splits a server string: at the last ':' when only ASCII digits follow it."""
+    data = server.encode()
+    if data[:5].lower() == b"unix:":
+        return data[5:], b""
+    i = len(data)
+    while i > 0 and 0x30 <= data[i - 1] <= 0x39:
+        i -= 1
+    if i > 0 and data[i - 1] == 0x3A:
+        return data[: i - 1], data[i:]
+    return data, b""
+
+
+class Ring:
+    """The points of one `hash ... consistent` upstream, in nginx's order."""
+
+    def __init__(self, servers, weights=None):
+        if not servers:
+            raise ValueError("a ring needs at least one server")
+        self.servers = list(servers)
+        weights = weights or [1] * len(self.servers)
+        points = []
+        for index, server in enumerate(self.servers):
+            host, port = split_server(server)
+            base = zlib.crc32(port, zlib.crc32(b"\0", zlib.crc32(host)))
+            prev = 0
+            for _ in range(weights[index] * 160):
+                prev = zlib.crc32(prev.to_bytes(4, "little"), base)
+                points.append((prev, index))
+        # nginx sorts with qsort (not stable) and keeps the first of equal hashes; a tie between two servers
+        # (about 1 in 10^5 for 3 nodes) would be decided by qsort's order, which this cannot reproduce.
+        points.sort(key=lambda p: p[0])
+        hashes, owners = [], []
+        for h, owner in points:
+            if not hashes or hashes[-1] != h:
+                hashes.append(h)
+                owners.append(owner)
+        self.hashes = hashes
+        self.owners = owners
+
+    def shares(self):
+        """Each server's fraction of the 32-bit hash space (the keys it owns, on average)."""
+        share = [0] * len(self.servers)
+        previous = self.hashes[-1] - 2**32
+        for h, owner in zip(self.hashes, self.owners):
+            share[owner] += h - previous  # a point owns the keys from the previous point (exclusive) up to it
+            previous = h
+        return [x / 2**32 for x in share]
+
+    def node_index(self, key, down=()):
+        """Index of the server that serves `key`; servers in `down` (indices) are skipped as nginx skips
+        failed peers. None when all are down."""
+        if isinstance(key, str):
+            key = key.encode()
+        n = len(self.hashes)
+        start = bisect.bisect_left(self.hashes, zlib.crc32(key))
+        for step in range(n):
+            owner = self.owners[(start + step) % n]
+            if owner not in down:
+                return owner
+        return None
+
+    def node(self, key, down=()):
+        index = self.node_index(key, down)
+        return None if index is None else self.servers[index]
+
+
+# ----------------------------------------------------------------------------------------------------------
+# DiskLru model
+
+
+class DiskLruModel:
+    """One node's disk: entries by source, LRU order, bounded by bytes."""
+
+    def __init__(self, budget):
+        self.budget = budget
+        self.entries = collections.OrderedDict()  # source -> [bytes, set of variants]
+        self.size = 0
+        self.evictions = 0
+
+    def lookup(self, source):
+        entry = self.entries.get(source)
+        if entry is not None:
+            self.entries.move_to_end(source)
+        return entry
+
+    def insert(self, source, nbytes, variant):
+        self.entries[source] = [nbytes, {variant}]
+        self.size += nbytes
+        self.trim()
+
+    def grow(self, source, entry, nbytes, variant):
+        entry[0] += nbytes
+        entry[1].add(variant)
+        self.size += nbytes
+        self.trim()
+
+    def trim(self):
+        while self.size > self.budget and self.entries:
+            _, (nbytes, _) = self.entries.popitem(last=False)
+            self.size -= nbytes
+            self.evictions += 1
+
+
+# ----------------------------------------------------------------------------------------------------------
+# Workload
+
+
+METADATA_BYTES = 600  # the entry's metadata JSON value (value 0)
+
+
+def corpus_photo_sizes(manifest):
+    """Byte sizes of the corpus JPEG photos (>= 1 MP, decodable), or [] without the corpus."""
+    sizes = []
+    try:
+        with open(manifest, encoding="utf-8") as handle:
+            header = handle.readline().rstrip("\n").split("\t")
+            col = {name: i for i, name in enumerate(header)}
+            for line in handle:
+                f = line.rstrip("\n").split("\t")
+                if len(f) < len(header) or f[col["expected_outcome"]] != "decodes":
+                    continue
+                if not f[col["file"]].lower().endswith((".jpg", ".jpeg")):
+                    continue
+                if int(f[col["width"]]) * int(f[col["height"]]) >= 1_000_000:
+                    sizes.append(int(f[col["bytes"]]))
+    except (OSError, KeyError, ValueError):
+        return []
+    return sizes
+
+
+def lognormal(rng, median, sigma):
+    return median * math.exp(rng.gauss(0.0, sigma))
+
+
+class Catalog:
+    """Per source: original bytes and thumbnail bytes at each size. Source 0 is the most popular."""
+
+    def __init__(self, count, rng, photo_sizes, thumb_medians, thumb_sigma, original_median, original_sigma):
+        if photo_sizes:
+            # a corpus photo's size with a +-25% (1 sigma) jitter, so sources are not 30 distinct sizes
+            self.originals = [int(rng.choice(photo_sizes) * math.exp(rng.gauss(0.0, 0.25))) for _ in range(count)]
+        else:
+            self.originals = [int(min(lognormal(rng, original_median, original_sigma), 40e6)) for _ in range(count)]
+        self.thumbs = [[max(1000, int(lognormal(rng, m, thumb_sigma))) for m in thumb_medians] for _ in range(count)]
+        # popularity rank is independent of size: shuffle which source is rank r
+        self.order = list(range(count))
+        rng.shuffle(self.order)
+
+
+def zipf_cumulative(count, s):
+    total, cumulative = 0.0, []
+    for rank in range(1, count + 1):
+        total += rank ** -s
+        cumulative.append(total)
+    return cumulative
+
+
+def source_key(index):
+    # the base64url source segment of a URL https://origin.example/photos/<index>.jpg: the bytes hashed by nginx
+    import base64
+    url = f"https://origin.example/photos/{index}.jpg".encode()
+    return base64.urlsafe_b64encode(url).rstrip(b"=").decode()
+
+
+def simulate(args, catalog, requests, nodes, balancing):
+    budget = args.budget
+    if balancing == "pooled":  # the ideal: one node with all the disk (no partitioning at all)
+        budget, nodes, balancing = budget * nodes, 1, "hash"
+    servers = [f"thumbcache-{i + 1}:8080" for i in range(nodes)]  # ring names only; nothing is contacted
+    ring = Ring(servers)
+    keys = {}
+    disks = [DiskLruModel(budget) for _ in range(nodes)]
+    per_node_requests = [0] * nodes
+    per_node_renders = [0] * nodes
+    rng = random.Random(args.seed + 1)
+    counted = hits = renders = origin_bytes = thumbnail_bytes_served = 0
+    warmup = int(len(requests) * args.warmup)
+    for n, (source, variant) in enumerate(requests):
+        if balancing == "hash":
+            index = keys.get(source)
+            if index is None:
+                index = keys[source] = ring.node_index(source_key(source))
+        else:  # round-robin / random: every node sees every source
+            index = rng.randrange(nodes)
+        disk = disks[index]
+        entry = disk.lookup(source)
+        thumb = catalog.thumbs[source][variant]
+        measuring = n >= warmup
+        if entry is not None:
+            if variant not in entry[1]:
+                disk.grow(source, entry, thumb, variant)
+                if measuring:
+                    renders += 1
+                    per_node_renders[index] += 1
+            if measuring:
+                hits += 1
+        else:
+            original = catalog.originals[source]
+            disk.insert(source, METADATA_BYTES + original + thumb, variant)
+            if measuring:
+                origin_bytes += original
+                renders += 1
+                per_node_renders[index] += 1
+        if measuring:
+            counted += 1
+            per_node_requests[index] += 1
+            thumbnail_bytes_served += thumb
+    return {
+        "key_space": ring.shares(),
+        "requests": counted,
+        "hit_ratio": hits / counted,
+        "origin_bytes": origin_bytes,
+        "renders": renders,
+        "served_bytes": thumbnail_bytes_served,
+        "stored_bytes": sum(d.size for d in disks),
+        "entries": sum(len(d.entries) for d in disks),
+        "load": per_node_requests,
+        "render_load": per_node_renders,
+    }
+
+
+def human(nbytes):
+    for unit in ("B", "KB", "MB", "GB", "TB"):
+        if abs(nbytes) < 1000 or unit == "TB":
+            return f"{nbytes:.1f} {unit}" if unit != "B" else f"{nbytes} B"
+        nbytes /= 1000
+
+
+def parse_size(text):
+    units = {"": 1, "b": 1, "kb": 10**3, "mb": 10**6, "gb": 10**9, "tb": 10**12,
+             "kib": 2**10, "mib": 2**20, "gib": 2**30, "tib": 2**40}
+    text = text.strip().lower()
+    number = text.rstrip("abcdefghijklmnopqrstuvwxyz ")
+    unit = text[len(number):].strip()
+    if unit not in units:
+        raise argparse.ArgumentTypeError(f"unknown size unit in {text!r} (use B, KB, MB, GB, KiB, MiB, GiB)")
+    return int(float(number) * units[unit])
+
+
+def run_simulate(args):
+    rng = random.Random(args.seed)
+    photo_sizes = [] if args.no_corpus else corpus_photo_sizes(args.manifest)
+    catalog = Catalog(args.sources, rng, photo_sizes, args.thumb_medians, 0.3, args.original_median, 0.8)
+    cumulative = zipf_cumulative(args.sources, args.zipf)
+    ranks = rng.choices(range(args.sources), cum_weights=cumulative, k=args.requests)
+    variants = rng.choices(range(len(args.thumb_medians)), weights=args.size_mix, k=args.requests)
+    requests = [(catalog.order[r], v) for r, v in zip(ranks, variants)]
+    catalog_bytes = sum(catalog.originals) + sum(map(sum, catalog.thumbs)) + METADATA_BYTES * args.sources
+    distinct = len({s for s, _ in requests})
+
+    print(f"workload: {args.requests:,} requests, Zipf s={args.zipf} over {args.sources:,} sources "
+          f"({distinct:,} requested at least once), seed {args.seed}; first {args.warmup:.0%} not counted")
+    origin_note = (f"{len(photo_sizes)} corpus JPEG photo sizes (+-25% jitter)" if photo_sizes
+                   else f"log-normal, median {human(args.original_median)}, sigma 0.8 (no corpus)")
+    print(f"originals: {origin_note}, mean {human(sum(catalog.originals) / args.sources)}; "
+          f"thumbnails: 2 sizes, medians {' and '.join(human(m) for m in args.thumb_medians)}, "
+          f"requested {args.size_mix[0]}:{args.size_mix[1]}")
+    print(f"all sources with both thumbnails: {human(catalog_bytes)}; disk budget per node: {human(args.budget)}")
+    print()
+    warm = int(args.requests * args.warmup)
+    seen = {s for s, _ in requests[:warm]}
+    first_uses = 0
+    for s, _ in requests[warm:]:
+        if s not in seen:
+            seen.add(s)
+            first_uses += 1
+    print(f"ceiling (a disk that never evicts): hit ratio {1 - first_uses / (args.requests - warm):.1%}")
+    print()
+    print("| nodes | balancing | disk in total | hit ratio | origin bytes | origin bytes per request | renders "
+          "| busiest node: key space / mean | requests / mean | renders / mean |")
+    print("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    rows = []
+    for nodes in args.nodes:
+        for balancing in (["hash"] + (["random", "pooled"] if args.baselines and nodes > 1 else [])):
+            r = simulate(args, catalog, requests, nodes, balancing)
+            rows.append(r)
+            busiest_keys = max(r["key_space"]) * len(r["key_space"])
+            busiest = max(r["load"]) / (r["requests"] / len(r["load"]))
+            busiest_renders = max(r["render_load"]) / (r["renders"] / len(r["render_load"]))
+            label = {"hash": "ketama", "random": "random (no hash)", "pooled": "one disk of the same total"}[balancing]
+            print(f"| {nodes} | {label} | {human(args.budget * nodes)} "
+                  f"| {r['hit_ratio']:.1%} | {human(r['origin_bytes'])} | {human(r['origin_bytes'] / r['requests'])} "
+                  f"| {r['renders']:,} | " + ("— | — | — |" if balancing == "pooled" else
+                                             f"{busiest_keys if balancing == 'hash' else 1:.2f} | {busiest:.2f} | {busiest_renders:.2f} |"))
+            sys.stdout.flush()
+    return rows
+
+
+# ----------------------------------------------------------------------------------------------------------
+# place / check / replay
+
+
+def node_names(specs):
+    """--nodes entries: HOST:PORT, or NAME=HOST:PORT to accept observations that name the node NAME."""
+    servers, alias = [], {}
+    for spec in specs:
+        name, _, server = spec.rpartition("=")
+        servers.append(server)
+        alias[server] = server
+        if name:
+            alias[name] = server
+    return servers, alias
+
+
+def down_indices(servers, alias, names):
+    unknown = [d for d in names if d not in alias]
+    if unknown:
+        sys.exit(f"--down {unknown[0]}: not one of the --nodes")
+    return {servers.index(alias[d]) for d in names}
+
+
+def run_place(args):
+    servers, alias = node_names(args.nodes)
+    ring = Ring(servers)
+    down = down_indices(servers, alias, args.down)
+    for line in sys.stdin:
+        key = line.strip()
+        if key:
+            print(f"{key}\t{ring.node(key, down)}")
+
+
+def run_check(args):
+    servers, alias = node_names(args.nodes)
+    ring = Ring(servers)
+    down = down_indices(servers, alias, args.down)
+    total = matched = 0
+    mismatches = []
+    with (sys.stdin if args.observations == "-" else open(args.observations, encoding="utf-8")) as handle:
+        for line in handle:
+            fields = line.rstrip("\n").split("\t")
+            if len(fields) >= 12:  # a line of deploy/nginx-conf.sh's access log
+                uri, key, tried = fields[3], fields[4], fields[5]
+                if key == uri or tried == "-":
+                    continue  # not a thumbnail or purge path, or answered without a node
+                fields = [key, tried.split(", ")[-1]]  # the node that answered, after any failover
+            if len(fields) < 2 or not fields[0] or fields[0].startswith("#"):
+                continue
+            source, observed = fields[0], alias.get(fields[1], fields[1])
+            predicted = ring.node(source, down)
+            total += 1
+            if predicted == observed:
+                matched += 1
+            else:
+                mismatches.append((source, observed, predicted))
+    for source, observed, predicted in mismatches[:10]:
+        print(f"mismatch: {source} observed {observed}, predicted {predicted}")
+    print(f"placement: {matched}/{total} observations match nginx's ketama as modelled "
+          f"({(matched / total if total else 0):.1%})" + (f", down: {', '.join(args.down)}" if args.down else ""))
+    return 0 if total and matched == total else 1
+
+
+def path_variant(uri):
+    """"<size>/<fit>[/<format>]" of /<signature>/<size>/<fit>/<source>[.<format>]."""
+    parts = uri.split("/")
+    last = parts[-1]
+    return "/".join(parts[2:4] + ([last.rsplit(".", 1)[1]] if "." in last else []))
+
+
+def trace_rows(handle, origin_root):
+    """The requests of a real run, in order, as dicts with source, node, served, original_bytes,
+    thumbnail_bytes and variant. Reads either a TSV with a header naming those columns, or the access log
+    of deploy/nginx-conf.sh (ACCESS_LOG=...), whose original sizes come from the files under origin_root
+    (the origin's document root: the source URL's path is looked up there)."""
+    import base64
+    import urllib.parse
+    first = handle.readline().rstrip("\n").split("\t")
+    if len(first) >= 12 and first[0].replace(".", "").isdigit():  # an access log line, not a header
+        if not origin_root:
+            sys.exit("replay: an nginx access log needs --origin-root (where the origin's files are)")
+        sizes = {}
+        for f in itertools.chain([first], (line.rstrip("\n").split("\t") for line in handle)):
+            if len(f) < 12:
+                continue
+            status, method, uri, key, tried, served, sent = f[1], f[2], f[3], f[4], f[5], f[7], f[8]
+            if key == uri or tried == "-" or method not in ("GET", "HEAD") or status not in ("200", "304"):
+                continue  # not a thumbnail, an error, or answered without a node
+            if key not in sizes:
+                url = base64.urlsafe_b64decode(key + "=" * (-len(key) % 4)).decode("utf-8", "replace")
+                path = os.path.join(origin_root, urllib.parse.unquote(urllib.parse.urlsplit(url).path).lstrip("/"))
+                try:
+                    sizes[key] = os.path.getsize(path)
+                except OSError:
+                    sys.exit(f"replay: no file {path} for the source {url}")
+            yield {"source": key, "node": tried, "served": served, "original_bytes": sizes[key],
+                   "thumbnail_bytes": int(sent), "variant": path_variant(uri)}
+        return
+    col = {name: i for i, name in enumerate(first)}
+    missing = {"source", "node", "served", "original_bytes", "thumbnail_bytes", "variant"} - set(col)
+    if missing:
+        sys.exit(f"replay: the trace header lacks {', '.join(sorted(missing))}")
+    for line in handle:
+        f = line.rstrip("\n").split("\t")
+        if len(f) >= len(first):
+            row = {name: f[i] for name, i in col.items()}
+            row["original_bytes"], row["thumbnail_bytes"] = int(row["original_bytes"]), int(row["thumbnail_bytes"])
+            yield row
+
+
+def run_replay(args):
+    """Replays a real run through the model and compares, request by request, the node and whether the
+    source was already on it. served is the node's X-Thumbcache value: network counts as a miss, anything
+    else (memory, disk, revalidated, stale) as a hit on an existing entry."""
+    servers, alias = node_names(args.nodes)
+    ring = Ring(servers)
+    disks = {server: DiskLruModel(args.budget) for server in servers}
+    handle = sys.stdin if args.trace == "-" else open(args.trace, encoding="utf-8")
+    total = node_agree = outcome_agree = real_hits = model_hits = 0
+    for row in trace_rows(handle, args.origin_root):
+        node = row["node"].split(", ")[-1]  # nginx's $upstream_addr lists every node tried
+        source, observed = row["source"], alias.get(node, node)
+        predicted = ring.node(source)
+        disk = disks[predicted]
+        entry = disk.lookup(source)
+        variant, thumb = row["variant"], row["thumbnail_bytes"]
+        model_hit = entry is not None
+        if entry is None:
+            disk.insert(source, METADATA_BYTES + row["original_bytes"] + thumb, variant)
+        elif variant not in entry[1]:
+            disk.grow(source, entry, thumb, variant)
+        real_hit = row["served"] != "network"
+        total += 1
+        node_agree += predicted == observed
+        outcome_agree += model_hit == real_hit
+        real_hits += real_hit
+        model_hits += model_hit
+    if not total:
+        sys.exit("replay: no requests in the trace")
+    print(f"replay of {total} requests, budget {human(args.budget)} per node:")
+    print(f"  node:     {node_agree}/{total} requests on the predicted node ({node_agree / total:.1%})")
+    print(f"  hit/miss: {outcome_agree}/{total} agree ({outcome_agree / total:.1%}); "
+          f"hit ratio real {real_hits / total:.1%}, model {model_hits / total:.1%}")
+    return 0
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="command")
+
+    sim = sub.add_parser("simulate", help="hit ratio and origin bytes for 1, 3 and 10 nodes")
+    here = os.path.dirname(os.path.abspath(__file__))
+    sim.add_argument("--sources", type=int, default=100_000)
+    sim.add_argument("--requests", type=int, default=1_500_000)
+    sim.add_argument("--warmup", type=float, default=0.2, help="fraction of requests not counted (default 0.2)")
+    sim.add_argument("--zipf", type=float, default=1.0)
+    sim.add_argument("--nodes", type=lambda t: [int(x) for x in t.split(",")], default=[1, 3, 10])
+    sim.add_argument("--budget", type=parse_size, default=parse_size("8GB"), help="disk per node (default 8GB)")
+    sim.add_argument("--thumb-medians", type=lambda t: [parse_size(x) for x in t.split(",")],
+                     default=[12_000, 28_000], help="median bytes of the 2 thumbnail sizes (default 12KB,28KB)")
+    sim.add_argument("--size-mix", type=lambda t: [float(x) for x in t.split(",")], default=[0.7, 0.3],
+                     help="share of requests per thumbnail size (default 0.7,0.3)")
+    sim.add_argument("--original-median", type=parse_size, default=500_000,
+                     help="median original size without the corpus (default 500KB)")
+    sim.add_argument("--manifest", default=os.path.join(here, "..", "..", "shared", "corpus", "MANIFEST.tsv"))
+    sim.add_argument("--no-corpus", action="store_true", help="use the log-normal sizes even when the corpus is there")
+    sim.add_argument("--baselines", action="store_true",
+                     help="also simulate random balancing (no hash) and one disk of the same total size")
+    sim.add_argument("--seed", type=int, default=13)
+
+    for name, text in (("place", "print the node nginx picks for each key on stdin"),
+                       ("check", "compare observed placements with the prediction")):
+        p = sub.add_parser(name, help=text)
+        p.add_argument("--nodes", required=True, type=lambda t: t.split(","),
+                       help="the upstream's servers in config order, comma-separated (NAME=HOST:PORT allowed)")
+        p.add_argument("--down", action="append", default=[], help="a node that is down (repeatable)")
+        if name == "check":
+            p.add_argument("observations", help="source<TAB>node lines or nginx's access log; - for stdin")
+
+    rp = sub.add_parser("replay", help="compare a real run's request log with the model")
+    rp.add_argument("--nodes", required=True, type=lambda t: t.split(","))
+    rp.add_argument("--budget", type=parse_size, required=True, help="each node's --max-disk-size")
+    rp.add_argument("--origin-root", help="with an nginx access log: the origin's document root, for original sizes")
+    rp.add_argument("trace", help="a TSV with a header (source, node, served, original_bytes, thumbnail_bytes, "
+                                  "variant) or nginx's access log; - for stdin")
+
+    argv = sys.argv[1:]
+    if not argv or argv[0] not in ("simulate", "place", "check", "replay", "-h", "--help"):
+        argv = ["simulate"] + argv
+    args = parser.parse_args(argv)
+    if args.command == "simulate":
+        if len(args.thumb_medians) != 2 or len(args.size_mix) != 2:
+            parser.error("--thumb-medians and --size-mix take 2 values")
+        run_simulate(args)
+        return 0
+    if args.command == "place":
+        run_place(args)
+        return 0
+    if args.command == "check":
+        return run_check(args)
+    return run_replay(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
