@@ -40,7 +40,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp(EnvironmentFallback.help("Port to listen on; 0 picks a free one (default: 8080).", flag: "port")))
     var port: Int?
 
-    @Option(help: ArgumentHelp(EnvironmentFallback.help("Serve /metrics and /healthz on this port instead (same address).", flag: "metrics-port")))
+    @Option(help: ArgumentHelp(EnvironmentFallback.help("Serve /metrics on this port instead, same address (/healthz answers on both).", flag: "metrics-port")))
     var metricsPort: Int?
 
     @Option(help: ArgumentHelp(EnvironmentFallback.help("HMAC key in hex: URLs must be signed.", flag: "key"), valueName: "hex"))

@@ -132,6 +132,11 @@ import ThumbcacheKit
     @Test func servingPubliclyWithoutAKeyIsRefused() throws {
         let run = try ServeProcess.run(["serve", "--host", "0.0.0.0", "--port", "0", "--cache-dir", "/nonexistent/never-created"])
         #expect(run.status == 64 && run.stderr.contains("--allow-unsigned"), "\(run.stderr)")
+        let byEnvironment = try ServeProcess.run(["serve", "--port", "0", "--cache-dir", "/nonexistent/never-created"],
+                                                 environment: ["THUMBCACHE_HOST": "0.0.0.0"])
+        #expect(byEnvironment.status == 64 && byEnvironment.stderr.contains("0.0.0.0"), "THUMBCACHE_HOST is read: \(byEnvironment.stderr)")
+        let badValue = try ServeProcess.run(["serve", "--cache-dir", "/nonexistent/never-created"], environment: ["THUMBCACHE_PORT": "eighty"])
+        #expect(badValue.status == 64 && badValue.stderr.contains("THUMBCACHE_PORT"), "\(badValue.stderr)")
         let sign = try ServeProcess.run(["sign", "http://img.example.com/pretty/image.jpg", "--size", "300", "--fit", "cover",
                                          "--format", "png", "--key", "943b421c9eb07c830af81030552c86009268de4e532ba2ee2eab8247c6da0881",
                                          "--salt", "520f986b998545b4785e0defbc4f3c1203f22de2374a3d53cb7a7fe9fea309c5"])

@@ -61,10 +61,11 @@ final class ServeProcess: @unchecked Sendable {
 
     func removeCache() { try? FileManager.default.removeItem(at: cacheDirectory) }
 
-    static func run(_ arguments: [String]) throws -> Run {
+    static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Run {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err
