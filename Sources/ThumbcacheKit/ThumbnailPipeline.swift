@@ -109,6 +109,7 @@ public final class ThumbnailPipeline: Sendable {
                     try self.render(origin, source: source, key: key, size: size, fit: fit, format: format)
                 }
                 result.renderDuration = started.duration(to: .now)
+                result.contentDigest = SHA256Digest.hex(bytes: result.data)
                 return result
             }
             let freshUntil = Date().addingTimeInterval(Freshness(metadata: origin.metadata, now: Date()).remaining)

@@ -40,6 +40,8 @@ public struct ThumbnailResult: Sendable {
     /// stored thumbnail's read); nil when this request did neither (a memory hit).
     public var fetchDuration: Duration?
     public var renderDuration: Duration?
+    /// Lowercase hex SHA-256 of `data` (a server's strong ETag), computed once per render, kept with memory hits.
+    public var contentDigest: String?
 }
 
 /// Why a stale thumbnail was served instead of an error.

@@ -14,7 +14,7 @@ struct ThumbnailResponder: Sendable {
 
     /// Whether the answer is a 304.
     func response(for result: ThumbnailResult, request: Request, elapsed: Duration) -> Response {
-        let etag = "\"" + SHA256Digest.hex(bytes: result.data).prefix(32) + "\""
+        let etag = "\"" + (result.contentDigest ?? SHA256Digest.hex(bytes: result.data)).prefix(32) + "\""
         var headers: HTTPFields = [
             .eTag: etag,
             .cacheControl: "public, max-age=\(maxAge(result))",
