@@ -19,6 +19,15 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", exact: "2.101.3"),
         // Already in the graph through AsyncHTTPClient; named for extra trust roots and the HTTPS test origin.
         .package(url: "https://github.com/apple/swift-nio-ssl", exact: "2.37.6"),
+        // `thumbcache serve`: HTTP server, lifecycle, logging, metrics; swift-crypto for every digest and HMAC.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", exact: "2.28.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", exact: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-log", exact: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics", exact: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", exact: "2.4.1"),
+        .package(url: "https://github.com/apple/swift-crypto", exact: "4.5.2"),
+        // Already in the graph through Hummingbird; named for the request-head deadline's HTTP part types.
+        .package(url: "https://github.com/apple/swift-nio-extras", exact: "1.35.2"),
     ],
     targets: [
         // A Swift port of Android's DiskLruCache, byte-compatible with OkHttp's and JakeWharton's.
@@ -64,6 +73,28 @@ let package = Package(
             .product(name: "NIOHTTP1", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            .product(name: "Crypto", package: "swift-crypto"),
+        ]),
+        // The HTTP service (`thumbcache serve`), mountable on any Hummingbird router.
+        .target(name: "ThumbcacheServer", dependencies: [
+            "ThumbcacheKit", "ImageDecode",
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "HummingbirdCore", package: "hummingbird"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "Metrics", package: "swift-metrics"),
+            .product(name: "Prometheus", package: "swift-prometheus"),
+            .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+        ], resources: [.copy("Samples")]),
+        .testTarget(name: "ThumbcacheServerTests", dependencies: [
+            "ThumbcacheServer", "ThumbcacheKit", "ImageDecode", "thumbcache",
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
+            .product(name: "AsyncHTTPClient", package: "async-http-client"),
         ]),
         .testTarget(name: "ThumbcacheKitTests", dependencies: [
             "ThumbcacheKit", "thumbcache", "SeededRandom", "BombTestSupport",
@@ -77,7 +108,8 @@ let package = Package(
         // Memory-hit latency benchmark (scripts/bench-get.sh).
         .executableTarget(name: "pipeline-bench", dependencies: ["ThumbcacheKit"]),
         .executableTarget(name: "thumbcache", dependencies: [
-            "ImageDecode", "ThumbcacheKit",
+            "ImageDecode", "ThumbcacheKit", "ThumbcacheServer",
+            .product(name: "Logging", package: "swift-log"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // Seeded mutation fuzzer for the decoders (see Fuzz/README.md).

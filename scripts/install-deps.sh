@@ -8,6 +8,8 @@ packages=(
   libwebp-dev libgif-dev libavif-dev  # ImageDecode: WebP (libwebp + demux), GIF (giflib), AVIF (libavif: dav1d, aom)
   default-jdk-headless            # Conformance: javac/java for the OkHttp driver
   libokhttp-java libokio-java     # Conformance: OkHttp 3.13's DiskLruCache, the reference implementation
+  chromium chromium-driver        # serve: the demo page's browser test (selenium comes from PyPI, scripts/test-demo.sh)
+  python3-venv                    # serve: the venv selenium is installed into
   nginx python3                   # deploy/test-nginx-conf.sh: the balancer config tried with the real nginx
 )
 missing=()

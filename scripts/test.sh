@@ -3,7 +3,8 @@
 #   1. every unit and integration test (swift test: Swift Testing);
 #   2. the DiskLruCache conformance vectors against DiskLru and OkHttp 3.13's Java DiskLruCache;
 #   3. Swift<->Java cross runs on one cache directory;
-#   4. deploy/'s nginx configuration against real nginx (deploy/test-nginx-conf.sh).
+#   4. deploy/'s nginx configuration against real nginx (deploy/test-nginx-conf.sh);
+#   5. the demo page of `thumbcache serve --demo` in headless Chromium (scripts/test-demo.sh).
 # Without Java (outside CI) step 2 checks DiskLru alone and step 3 is skipped, saying which packages to install.
 # Ends with one plain line: "tests: N passed, N failed".
 set -euo pipefail
@@ -11,6 +12,8 @@ cd "$(dirname "$0")/.."
 log=$(mktemp); trap 'rm -f "$log"' EXIT
 swift test 2>&1 | tee "$log"
 tests=$(sed -n 's/.*Test run with \([0-9]*\) tests.* passed after.*/\1/p' "$log" | tail -1)
+bash scripts/test-demo.sh 2>&1 | tee "$log"
+demo=$(sed -n 's/^demo browser test: \([0-9]*\) passed.*/\1/p' "$log" | tail -1)
 swift run conformance 2>&1 | tee "$log"
 vectors=$(sed -n 's/^\([0-9]*\) vectors$/\1/p' "$log" | tail -1)
 cross=0
@@ -28,5 +31,5 @@ else
   echo "skipping the nginx configuration test: apt-get install -y nginx"
 fi
 # Every step above exits non-zero on any failure (set -e, pipefail), so reaching here means none failed.
-echo "swift test: ${tests:-0} tests, conformance: ${vectors:-0} vectors, cross runs: $cross seeds, nginx config: ${nginx_checks:-0} checks"
-echo "tests: $(( ${tests:-0} + ${vectors:-0} + cross + ${nginx_checks:-0} )) passed, 0 failed"
+echo "swift test: ${tests:-0} tests, demo browser checks: ${demo:-0}, conformance: ${vectors:-0} vectors, cross runs: $cross seeds, nginx config: ${nginx_checks:-0} checks"
+echo "tests: $(( ${tests:-0} + ${demo:-0} + ${vectors:-0} + cross + ${nginx_checks:-0} )) passed, 0 failed"

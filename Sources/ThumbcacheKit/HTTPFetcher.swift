@@ -61,9 +61,11 @@ final class HTTPFetcher: Sendable {
         } catch let error as PipelineError {
             throw error
         } catch let error as HTTPClientError where error == .deadlineExceeded {
-            throw .network(url: source.url, reason: timeoutReason)
+            throw .timeout(url: source.url, reason: timeoutReason)
         } catch is DeadlineExceeded {
-            throw .network(url: source.url, reason: timeoutReason)
+            throw .timeout(url: source.url, reason: timeoutReason)
+        } catch let error as HTTPClientError where error == .readTimeout || error == .connectTimeout {
+            throw .timeout(url: source.url, reason: HTTPFetcher.describe(error))
         } catch let error as HostResolutionError {
             throw .network(url: source.url, reason: error.message)
         } catch {

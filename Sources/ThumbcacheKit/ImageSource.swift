@@ -25,14 +25,14 @@ public struct ImageSource: Sendable, Hashable, CustomStringConvertible {
             normalized = location.url
             self.location = location.url
             http = location
-            cacheKey = SHA256.hex(location.url)
+            cacheKey = SHA256Digest.hex(location.url)
         } else if lower.hasPrefix("file://") {
             guard let url = URL(string: trimmed), url.isFileURL else { throw .invalidSource(text, "not a valid file URL") }
             kind = .file
             location = url.standardizedFileURL.path
             normalized = "file://" + location
             http = nil
-            cacheKey = SHA256.hex(normalized)
+            cacheKey = SHA256Digest.hex(normalized)
         } else if lower.hasPrefix("data:") {
             throw .invalidSource(String(trimmed.prefix(40)), "data: URLs are not supported; give an http(s) URL or a file")
         } else if lower.contains("://") {
@@ -42,7 +42,7 @@ public struct ImageSource: Sendable, Hashable, CustomStringConvertible {
             location = URL(fileURLWithPath: trimmed).standardizedFileURL.path
             normalized = "file://" + location
             http = nil
-            cacheKey = SHA256.hex(normalized)
+            cacheKey = SHA256Digest.hex(normalized)
         }
     }
 

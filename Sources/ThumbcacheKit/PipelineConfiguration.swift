@@ -34,6 +34,8 @@ public struct PipelineConfiguration: Sendable {
     public var sourcePolicy = SourcePolicy.unrestricted
     /// Resolves host names for the address check in place of the system's resolver (tests).
     var hostResolver: (any HostResolver)?
+    /// Bounds concurrent renders (a server's `--workers` and `--queue`); default: no bound, as the CLI.
+    public var renderGate: any RenderGate = UnboundedRenderGate()
     /// How long to wait for another process holding the cache directory.
     public var lockTimeout: Duration = .seconds(300)
     /// When the cache directory lock is held (see `LockMode`).

@@ -7,6 +7,8 @@ public enum PipelineError: Error, Sendable, CustomStringConvertible {
     case invalidSource(String, String)
     /// Connect or read timeout, refused connection, DNS failure, connection cut mid-body.
     case network(url: String, reason: String)
+    /// The origin did not answer in time: connect, read or overall timeout (a server's 504, not 502).
+    case timeout(url: String, reason: String)
     /// A final status outside 2xx (after redirects).
     case httpStatus(url: String, status: Int)
     case tooManyRedirects(url: String, limit: Int)
@@ -40,11 +42,13 @@ public enum PipelineError: Error, Sendable, CustomStringConvertible {
     case invalidSize(Int)
     /// A `trustedCAFiles` entry that is missing or holds no PEM certificate.
     case trustedCAFile(path: String, reason: String)
+    /// The render gate refused the work: every worker busy and the queue full, or the server stopping.
+    case overloaded(String)
 
     public var description: String {
         switch self {
         case .invalidSource(let text, let why): "invalid source \"\(HTTPLocation.redacting(text))\": \(why)"
-        case .network(let url, let reason): "network error fetching \(url): \(reason)"
+        case .network(let url, let reason), .timeout(let url, let reason): "network error fetching \(url): \(reason)"
         case .httpStatus(let url, let status): "\(url) answered HTTP \(status); nothing was cached"
         case .tooManyRedirects(let url, let limit): "\(url) redirected more than \(limit) times"
         case .redirectCycle(let chain): "redirect cycle: " + chain.joined(separator: " → ")
@@ -69,6 +73,7 @@ public enum PipelineError: Error, Sendable, CustomStringConvertible {
                 + "or one it made (marked by its CACHEDIR.TAG), so nothing in it was changed; choose another --cache-dir"
         case .invalidSize(let size): "invalid size \(size): use 1...\(ThumbnailRequest.maxSize)"
         case .trustedCAFile(let path, let reason): "cannot trust \(path): \(reason); give a PEM file of CA certificates"
+        case .overloaded(let reason): "overloaded: \(reason); try again shortly"
         }
     }
 
@@ -76,7 +81,7 @@ public enum PipelineError: Error, Sendable, CustomStringConvertible {
     public var exitCode: Int32 {
         switch self {
         case .invalidSource, .invalidSize, .trustedCAFile: 64  // usage (as swift-argument-parser's validation errors)
-        case .network, .tooManyRedirects, .redirectCycle: 3
+        case .network, .timeout, .tooManyRedirects, .redirectCycle: 3
         case .httpStatus, .invalidRedirect, .partialContent: 4
         case .notAnImage, .encodedBody, .fileNotFound, .fileUnreadable: 5
         case .image(_, let error):
@@ -88,6 +93,7 @@ public enum PipelineError: Error, Sendable, CustomStringConvertible {
         case .offlineMiss: 7
         case .cache, .notACacheDirectory: 8
         case .sourceRefused: 9
+        case .overloaded: 75  // EX_TEMPFAIL
         }
     }
 }

@@ -24,7 +24,7 @@ public final class ThumbnailPipeline: Sendable {
 
     public let configuration: PipelineConfiguration
     public let memory: MemoryCache<String, MemoryEntry>
-    private let store: ThumbnailStore
+    let store: ThumbnailStore
     private let thumbnailer = Thumbnailer()
     private let origins = Coalescer<String, Origin>()
     private let renders = Coalescer<String, ThumbnailResult>()
@@ -51,6 +51,8 @@ public final class ThumbnailPipeline: Sendable {
         var entry: ThumbnailStore.Entry?
         /// Set when the stored entry stands in for an origin that failed (stale-if-error).
         var staleBecause: StaleServe? = nil
+        /// How long settling the origin question took (download or revalidation included).
+        var fetchDuration: Duration = .zero
     }
 
     public init(configuration: PipelineConfiguration, onLockWait: @Sendable (String) -> Void = { _ in }) throws(PipelineError) {
@@ -77,30 +79,41 @@ public final class ThumbnailPipeline: Sendable {
     // MARK: - Public API
 
     /// A thumbnail whose longest side is `size` (never upscaled) of the image at `source`.
-    public func thumbnail(for source: ImageSource, size: Int, format: ImageFormat? = nil, policy: FetchPolicy = .normal)
-        async throws(PipelineError) -> ThumbnailResult
+    /// `cover` makes a size×size centre crop (kept in memory only; the disk keeps `contain` rungs).
+    public func thumbnail(for source: ImageSource, size: Int, fit: FitMode = .contain, format: ImageFormat? = nil,
+                          policy: FetchPolicy = .normal) async throws(PipelineError) -> ThumbnailResult
     {
         guard (1...ThumbnailRequest.maxSize).contains(size) else { throw .invalidSize(size) }
         if configuration.readOnly { throw .cache(.readOnly(directory: store.cache.directory.path)) }
         let key = source.cacheKey
-        let memoryKey = "\(key)/\(size)/\(format?.rawValue ?? "auto")"
+        let memoryKey = "\(key)/\(size)\(fit == .cover ? "c" : "")/\(format?.rawValue ?? "auto")"
         if policy != .refresh, let hit = memory.value(forKey: memoryKey), policy == .offline || hit.freshUntil > Date() {
             var result = hit.thumbnail
             (result.servedFrom, result.bytesDownloaded, result.rendered, result.staleBecause) = (.memory, 0, false, nil)
             result.notCachedBecause = nil
+            (result.freshUntil, result.fetchDuration, result.renderDuration) = (hit.freshUntil, nil, nil)
             sessionStats.withLock { $0.record(.memory) }
             return result
         }
         do {
             let origin = try await origins.value(for: "\(key)|\(policy.rawValue)") {
-                try await self.resolveOrigin(source, key: key, policy: policy)
+                let started = ContinuousClock.now
+                var origin = try await self.resolveOrigin(source, key: key, policy: policy)
+                origin.fetchDuration = started.duration(to: .now)
+                return origin
             }
             let renderKey = "\(memoryKey)|\(origin.metadata.responseTime)|\(origin.servedFrom.rawValue)"
-            let result = try await renders.value(for: renderKey) {
-                try await self.render(origin, source: source, key: key, size: size, format: format)
+            var result = try await renders.value(for: renderKey) {
+                let started = ContinuousClock.now
+                var result = try await self.render(origin, source: source, key: key, size: size, fit: fit, format: format)
+                result.renderDuration = started.duration(to: .now)
+                result.contentDigest = SHA256Digest.hex(bytes: result.data)
+                return result
             }
+            let freshUntil = Date().addingTimeInterval(Freshness(metadata: origin.metadata, now: Date()).remaining)
+            (result.freshUntil, result.fetchDuration) = (freshUntil, origin.fetchDuration)
+            result.lastModified = origin.metadata.headers["last-modified"].flatMap(HTTPDate.parse)
             if origin.storable {
-                let freshUntil = Date().addingTimeInterval(Freshness(metadata: origin.metadata, now: Date()).remaining)
                 memory.set(MemoryEntry(thumbnail: result, freshUntil: freshUntil), forKey: memoryKey, cost: result.data.count)
             }
             sessionStats.withLock { $0.record(result.servedFrom) }
@@ -281,10 +294,12 @@ public final class ThumbnailPipeline: Sendable {
     // MARK: - Thumbnails
 
     /// Throws `PipelineError`, or `CancellationError` while waiting for decode memory.
-    private func render(_ origin: Origin, source: ImageSource, key: String, size: Int, format: ImageFormat?) async throws -> ThumbnailResult {
+    private func render(_ origin: Origin, source: ImageSource, key: String, size: Int, fit: FitMode, format: ImageFormat?)
+        async throws -> ThumbnailResult
+    {
         let downloadedBytes = origin.servedFrom == .network ? origin.downloadedBytes : 0
         // A stored thumbnail of this size: no decode at all.
-        if let entry = origin.entry, let data = try store.variant(size, of: entry),
+        if fit == .contain, let entry = origin.entry, let data = try store.variant(size, of: entry),
            let stored = ImageFormat.sniff(data), format == nil || format == stored,
            let info = try? thumbnailer.probe(data) {
             return ThumbnailResult(data: data, format: stored, width: info.orientedWidth, height: info.orientedHeight,
@@ -294,8 +309,9 @@ public final class ThumbnailPipeline: Sendable {
         // Off-ladder sizes start from the nearest larger stored thumbnail when there is one: a smaller decode.
         let input: EncodedImage
         var storedOriginal: StoredOriginal?  // owns the descriptor behind `input`
-        if store.ladder.valueIndex(of: size) == nil, let entry = origin.entry,
-           let rung = store.ladder.rungs(atLeast: size).first(where: entry.metadata.variants.contains),
+        if fit == .cover || store.ladder.valueIndex(of: size) == nil, let entry = origin.entry,
+           let rung = store.ladder.rungs(atLeast: Self.containSize(covering: size, fit: fit, entry.metadata.original))
+               .first(where: entry.metadata.variants.contains),
            let variant = try store.variant(rung, of: entry) {
             input = .data(variant)
         } else if let downloaded = origin.downloaded {
@@ -305,7 +321,7 @@ public final class ThumbnailPipeline: Sendable {
             storedOriginal = try origin.entry!.openOriginal()
             input = storedOriginal!.image
         }
-        let request = ThumbnailRequest(size: size, format: format, quality: configuration.jpegQuality,
+        let request = ThumbnailRequest(size: size, fit: fit, format: format, quality: configuration.jpegQuality,
                                        maxPixels: configuration.maxPixels, maxDecodeMemory: configuration.maxDecodeMemory)
         let thumbnail: Thumbnail
         do {
@@ -316,12 +332,18 @@ public final class ThumbnailPipeline: Sendable {
                 configuration.decodeBudget.release(reserved)
                 FreedMemory.release(afterDecodeOf: needed)
             }
-            thumbnail = try thumbnailer.makeThumbnail(from: input, request)
+            // The gate (a server's worker limit) bounds decodes; coalesced waiters and stored thumbnails never reach it.
+            let thumbnailer = self.thumbnailer, url = source.normalized
+            thumbnail = try await configuration.renderGate.run { () throws(PipelineError) in
+                do throws(ImageDecodeError) { return try thumbnailer.makeThumbnail(from: input, request) } catch {
+                    throw .image(url: url, error)
+                }
+            }
         } catch let error as ImageDecodeError {
             throw PipelineError.image(url: source.normalized, error)
         }
         withExtendedLifetime(storedOriginal) {}
-        let (stored, notCachedBecause) = keep(thumbnail, of: origin, key: key, size: size, format: format)
+        let (stored, notCachedBecause) = keep(thumbnail, of: origin, key: key, size: size, fit: fit, format: format)
         return ThumbnailResult(data: thumbnail.data, format: thumbnail.format, width: thumbnail.width, height: thumbnail.height,
                                servedFrom: origin.servedFrom, source: source.normalized, cacheKey: key,
                                bytesDownloaded: downloadedBytes, rendered: true, bytesStored: stored,
@@ -330,13 +352,13 @@ public final class ThumbnailPipeline: Sendable {
 
     /// Stores a new thumbnail (with its original, if just downloaded). A failure to store (a full disk) does
     /// not fail the request: the thumbnail is good, and the result says why it was not cached.
-    private func keep(_ thumbnail: Thumbnail, of origin: Origin, key: String, size: Int, format: ImageFormat?)
+    private func keep(_ thumbnail: Thumbnail, of origin: Origin, key: String, size: Int, fit: FitMode, format: ImageFormat?)
         -> (stored: Int, notCachedBecause: String?)
     {
         guard origin.storable else { return (0, nil) }
         // Ladder sizes in the default format are kept on disk; anything else lives in memory only.
         let defaultFormat: ImageFormat = thumbnail.sourceInfo.hasAlpha ? .png : .jpeg
-        let keep = store.ladder.valueIndex(of: size) != nil && (format ?? defaultFormat) == defaultFormat
+        let keep = fit == .contain && store.ladder.valueIndex(of: size) != nil && (format ?? defaultFormat) == defaultFormat
             ? (size: size, data: thumbnail.data) : nil
         do throws(PipelineError) {
             if let downloaded = origin.downloaded {

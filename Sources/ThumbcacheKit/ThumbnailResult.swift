@@ -35,6 +35,16 @@ public struct ThumbnailResult: Sendable {
     /// Set when the thumbnail was made but storing it (or its original) failed, e.g. a full cache disk:
     /// the thumbnail is good, the next request makes it again. nil when it was stored or not meant to be.
     public var notCachedBecause: String?
+    /// When the source stops being fresh (a CDN may keep the thumbnail until then).
+    public var freshUntil: Date?
+    /// The origin's Last-Modified, when it sent one.
+    public var lastModified: Date?
+    /// How long the origin took (download or revalidation), and the render (decode, resize, encode, or the
+    /// stored thumbnail's read); nil when this request did neither (a memory hit).
+    public var fetchDuration: Duration?
+    public var renderDuration: Duration?
+    /// Lowercase hex SHA-256 of `data` (a server's strong ETag), computed once per render, kept with memory hits.
+    public var contentDigest: String?
 }
 
 /// Why a stale thumbnail was served instead of an error.

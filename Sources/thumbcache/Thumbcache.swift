@@ -12,7 +12,10 @@ struct Thumbcache: AsyncParsableCommand {
         commandName: "thumbcache",
         abstract: "Image thumbnail caching service.",
         version: ThumbnailPipeline.version,
-        subcommands: [GetCommand.self, WarmCommand.self, InfoCommand.self, StatsCommand.self, ClearCommand.self, ThumbnailCommand.self]
+        subcommands: [
+            GetCommand.self, WarmCommand.self, InfoCommand.self, StatsCommand.self, ClearCommand.self, RmCommand.self,
+            ThumbnailCommand.self, ServeCommand.self, SignCommand.self,
+        ]
     )
 
     /// swift-argument-parser's `main`, except that the standard streams are made safe first, every error

@@ -42,7 +42,7 @@ import Testing
         server.route("/drip.jpg") { _ in .trickle(body: Fixtures.jpeg, chunk: 100, delay: .milliseconds(500)) }
         let harness = try PipelineHarness { $0.totalTimeout = .seconds(1) }
         let error = await Self.failure(harness.pipeline, server.url("/drip.jpg"))
-        guard case .network(_, let reason)? = error else { Issue.record("got \(String(describing: error))"); return }
+        guard case .timeout(_, let reason)? = error else { Issue.record("got \(String(describing: error))"); return }
         #expect(reason == "the whole request took longer than the overall timeout of 1 s")
         #expect(error?.exitCode == 3)
         #expect(harness.entryFiles.isEmpty && harness.downloadFiles.isEmpty)

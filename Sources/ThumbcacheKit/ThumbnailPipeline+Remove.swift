@@ -1,0 +1,28 @@
+import Foundation
+import ImageDecode
+
+extension ThumbnailPipeline {
+    /// Removes the entry of `source` (original and every thumbnail) from disk and memory: URLCache's
+    /// `removeCachedResponse(for:)`. Returns whether the disk held one.
+    @discardableResult
+    public func remove(source: ImageSource) throws(PipelineError) -> Bool {
+        let key = source.cacheKey
+        let existed = try store.entry(forKey: key).map { entry in
+            entry.snapshot.close()
+            return true
+        } ?? false
+        store.remove(key: key)
+        for memoryKey in memory.keysInLruOrder where memoryKey.hasPrefix(key + "/") {
+            memory.removeValue(forKey: memoryKey)
+        }
+        return existed
+    }
+
+    /// The smallest `contain` size whose thumbnail still covers a `size`×`size` crop of an image of this shape:
+    /// a `cover` render can start from a stored rung at least this large instead of the original.
+    static func containSize(covering size: Int, fit: FitMode, _ original: CacheMetadata.Original) -> Int {
+        guard fit == .cover, original.width > 0, original.height > 0 else { return size }
+        let longest = max(original.width, original.height), shortest = min(original.width, original.height)
+        return (size * longest + shortest - 1) / shortest
+    }
+}

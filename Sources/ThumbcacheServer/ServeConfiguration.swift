@@ -1,0 +1,68 @@
+import Foundation
+import ImageDecode
+import ThumbcacheKit
+
+/// Everything `thumbcache serve` is configured by (flags and `THUMBCACHE_*` variables, see `ServeCommand`).
+public struct ServeConfiguration: Sendable {
+    public enum LogFormat: String, Sendable, CaseIterable {
+        case text, json
+    }
+
+    public var host = "127.0.0.1"
+    public var port = 8080
+    /// Serve `/metrics` on this port instead of the main one (nil: the main port).
+    public var metricsPort: Int?
+    /// HMAC key and salt; nil key: signing off (the signature segment must be `unsafe`).
+    public var key: Data?
+    public var salt = Data()
+    /// Allows a non-loopback bind without a key: an open image proxy.
+    public var allowUnsigned = false
+    public var maxSize = 2048
+    /// Bounds of the `max-age` sent: the source's remaining freshness, clamped.
+    public var minTTL = 60
+    public var maxTTL = 31_536_000
+    public var workers = ProcessInfo.processInfo.activeProcessorCount
+    public var queue = 64
+    public var timeout: Duration = .seconds(10)
+    public var shutdownTimeout: Duration = .seconds(20)
+    /// Enables `POST /admin/purge/<source>` with `Authorization: Bearer <token>`.
+    public var adminToken: String?
+    /// Enables `/demo`, its sample images and its reset route (and loopback sources, for the samples).
+    public var demo = false
+    public var allowedSources: [String] = []
+    public var allowLoopbackSources = false
+    public var allowPrivateSources = false
+    public var logFormat = LogFormat.text
+    /// Open connections at most; more wait in the listen backlog.
+    public var maxConnections = 1024
+    /// A connection that sends nothing for this long is closed.
+    public var idleTimeout: Duration = .seconds(30)
+    /// A request head must arrive whole within this long of the connection opening (or of the previous
+    /// response): a client that sends its headers slowly is cut.
+    public var headerTimeout: Duration = .seconds(10)
+
+    public init() {}
+
+    /// Why this configuration must not start, or nil.
+    public func problem() -> String? {
+        if key == nil && !allowUnsigned && !Self.isLoopback(host) {
+            return "refusing to serve unsigned URLs on \(host): without --key anyone can use it as an open image proxy; "
+                + "set --key and --salt, bind to 127.0.0.1, or pass --allow-unsigned"
+        }
+        if minTTL < 0 || maxTTL < minTTL { return "--min-ttl must be at least 0 and at most --max-ttl" }
+        if !(1...ThumbnailRequest.maxSize).contains(maxSize) { return "--max-size must be 1...\(ThumbnailRequest.maxSize)" }
+        if workers < 1 || queue < 0 { return "--workers must be at least 1 and --queue at least 0" }
+        if adminToken?.isEmpty == true { return "--admin-token must not be empty" }
+        return nil
+    }
+
+    /// The source policy: refused addresses unless opened, the prefixes, and loopback for the demo's samples.
+    public var sourcePolicy: SourcePolicy {
+        SourcePolicy(allowedPrefixes: allowedSources, allowLoopback: allowLoopbackSources || demo,
+                     allowPrivate: allowPrivateSources)
+    }
+
+    static func isLoopback(_ host: String) -> Bool {
+        host == "localhost" || host == "::1" || host == "[::1]" || host.hasPrefix("127.")
+    }
+}

@@ -1,0 +1,90 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import ThumbcacheKit
+
+/// An error answer: its status, a stable code and a message a client can act on, sent as JSON
+/// `{"error": code, "message": text}` with `Cache-Control: no-store` (a CDN must not keep it).
+public struct ServeError: Error, Sendable, Equatable {
+    public var status: HTTPResponse.Status
+    public var code: String
+    public var message: String
+    /// Seconds, for 503.
+    public var retryAfter: Int?
+
+    public init(status: HTTPResponse.Status, code: String, message: String, retryAfter: Int? = nil) {
+        self.status = status
+        self.code = code
+        self.message = message
+        self.retryAfter = retryAfter
+    }
+
+    public static func badRequest(_ message: String) -> ServeError {
+        ServeError(status: .badRequest, code: "bad_request", message: message)
+    }
+
+    public static func forbidden(_ code: String, _ message: String) -> ServeError {
+        ServeError(status: .forbidden, code: code, message: message)
+    }
+
+    public static func unavailable(_ code: String, _ message: String, retryAfter: Int = 1) -> ServeError {
+        ServeError(status: .serviceUnavailable, code: code, message: message, retryAfter: retryAfter)
+    }
+
+    public static func timedOut(after timeout: Duration) -> ServeError {
+        ServeError(status: .gatewayTimeout, code: "timeout", message: "no thumbnail within the request deadline of \(timeout)")
+    }
+
+    /// The pipeline's failures, by case: each status in the README's table.
+    public init(_ error: PipelineError) {
+        let message = error.description
+        switch error {
+        case .invalidSource, .invalidSize:
+            self.init(status: .badRequest, code: "bad_source", message: message)
+        case .sourceRefused, .fileNotFound, .fileUnreadable:
+            self.init(status: .forbidden, code: "source_refused", message: message)
+        case .httpStatus(_, let status) where (400..<500).contains(status):
+            self.init(status: .notFound, code: "origin_not_found", message: message)
+        case .httpStatus, .network, .tooManyRedirects, .redirectCycle, .invalidRedirect, .partialContent, .offlineMiss:
+            self.init(status: .badGateway, code: "origin_failed", message: message)
+        case .timeout:
+            self.init(status: .gatewayTimeout, code: "origin_timeout", message: message)
+        case .downloadTooLarge:
+            self.init(status: .contentTooLarge, code: "too_large", message: message)
+        case .notAnImage, .encodedBody:
+            self.init(status: .unprocessableContent, code: "not_an_image", message: message)
+        case .image(_, .tooLarge):
+            self.init(status: .unprocessableContent, code: "too_many_pixels", message: message)
+        case .image(_, .overMemoryBudget):
+            self.init(status: .unprocessableContent, code: "over_memory_budget", message: message)
+        case .image:
+            self.init(status: .unprocessableContent, code: "bad_image", message: message)
+        case .overloaded:
+            self.init(status: .serviceUnavailable, code: "overloaded", message: message, retryAfter: 1)
+        case .cache, .notACacheDirectory, .trustedCAFile:
+            self.init(status: .internalServerError, code: "internal", message: message)
+        }
+    }
+
+    /// The refusal reason for metrics (`thumbcache_refusals_total{reason}`), nil for errors that are not refusals.
+    var refusalReason: String? {
+        switch status {
+        case .forbidden: code
+        case .serviceUnavailable: code
+        case .contentTooLarge: code
+        default: nil
+        }
+    }
+
+    public var response: Response {
+        let body = Data(ServeError.json(["error": code, "message": message]).utf8)
+        var headers: HTTPFields = [.contentType: "application/json", .cacheControl: "no-store"]
+        if let retryAfter { headers[.retryAfter] = String(retryAfter) }
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))
+    }
+
+    static func json(_ object: [String: String]) -> String {
+        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
+        return String(decoding: data, as: UTF8.self)
+    }
+}

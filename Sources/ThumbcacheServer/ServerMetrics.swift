@@ -1,0 +1,90 @@
+import Foundation
+import Metrics
+import Prometheus
+import ThumbcacheKit
+
+/// The service's metrics, through swift-metrics into a Prometheus registry of its own (no global bootstrap,
+/// so several servers can run in one process, as in the tests). Gauges are sampled when scraped.
+public final class ServerMetrics: Sendable {
+    public let registry: PrometheusCollectorRegistry
+    private let factory: PrometheusMetricsFactory
+    private let fetchTimer: Metrics.Timer
+    private let renderTimer: Metrics.Timer
+    private let hitTimer: Metrics.Timer
+    private let missTimer: Metrics.Timer
+    private let entries: Metrics.Gauge
+    private let bytes: Metrics.Gauge
+    private let memoryHitRatio: Metrics.Gauge
+    private let rendersInFlight: Metrics.Gauge
+    private let rendersQueued: Metrics.Gauge
+    /// Thumbnail answers, and those from the memory cache: the hit ratio.
+    private let thumbnailCounts = Locked((all: 0, memory: 0))
+
+    public init() {
+        registry = PrometheusCollectorRegistry()
+        var factory = PrometheusMetricsFactory(registry: registry)
+        factory.defaultDurationHistogramBuckets = [
+            .microseconds(250), .milliseconds(1), .milliseconds(5), .milliseconds(10), .milliseconds(25),
+            .milliseconds(50), .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1),
+            .milliseconds(2500), .seconds(5), .seconds(10),
+        ]
+        self.factory = factory
+        fetchTimer = Timer(label: "thumbcache_origin_fetch_duration_seconds", factory: factory)
+        renderTimer = Timer(label: "thumbcache_render_duration_seconds", factory: factory)
+        hitTimer = Timer(label: "thumbcache_request_duration_seconds", dimensions: [("kind", "hit")], factory: factory)
+        missTimer = Timer(label: "thumbcache_request_duration_seconds", dimensions: [("kind", "miss")], factory: factory)
+        entries = Metrics.Gauge(label: "thumbcache_cache_entries", factory: factory)
+        bytes = Metrics.Gauge(label: "thumbcache_cache_bytes", factory: factory)
+        memoryHitRatio = Metrics.Gauge(label: "thumbcache_memory_cache_hit_ratio", factory: factory)
+        rendersInFlight = Metrics.Gauge(label: "thumbcache_renders_in_flight", factory: factory)
+        rendersQueued = Metrics.Gauge(label: "thumbcache_renders_queued", factory: factory)
+    }
+
+    /// One answered request. `served` is how a thumbnail was obtained ("-" for other routes and errors).
+    func request(status: Int, served: String?, duration: Duration, isThumbnail: Bool) {
+        Metrics.Counter(label: "thumbcache_requests_total",
+                dimensions: [("status", String(status)), ("served", served ?? "none")], factory: factory).increment()
+        guard isThumbnail else { return }
+        let hit = served == ServedFrom.memory.rawValue || served == ServedFrom.disk.rawValue
+        (hit ? hitTimer : missTimer).recordNanoseconds(duration.nanoseconds)
+        if status < 400 {
+            thumbnailCounts.withLock { counts in
+                counts.all += 1
+                if served == ServedFrom.memory.rawValue { counts.memory += 1 }
+            }
+        }
+    }
+
+    func thumbnail(_ result: ThumbnailResult) {
+        if let fetch = result.fetchDuration, result.servedFrom == .network || result.servedFrom == .revalidated {
+            fetchTimer.recordNanoseconds(fetch.nanoseconds)
+        }
+        if let render = result.renderDuration, result.rendered { renderTimer.recordNanoseconds(render.nanoseconds) }
+    }
+
+    func refused(_ reason: String) {
+        Metrics.Counter(label: "thumbcache_refusals_total", dimensions: [("reason", reason)], factory: factory).increment()
+    }
+
+    /// The Prometheus text, with the gauges sampled now.
+    func scrape(pipeline: ThumbnailPipeline, limiter: RenderLimiter) -> String {
+        let statistics = pipeline.statistics()
+        entries.record(statistics.entries)
+        bytes.record(statistics.bytes)
+        let counts = thumbnailCounts.withLock { $0 }
+        memoryHitRatio.record(counts.all == 0 ? 0 : Double(counts.memory) / Double(counts.all))
+        let load = limiter.load
+        rendersInFlight.record(load.running)
+        rendersQueued.record(load.queued)
+        return registry.emitToString()
+    }
+}
+
+extension Duration {
+    var nanoseconds: Int64 {
+        let (seconds, attoseconds) = components
+        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+    }
+
+    var milliseconds: Double { Double(nanoseconds) / 1e6 }
+}

@@ -1,0 +1,158 @@
+import Crypto
+import Foundation
+import Hummingbird
+import ImageDecode
+import ThumbcacheKit
+
+/// The service's routes on any Hummingbird router: an existing app mounts them with `register(on:)`.
+///
+/// - `GET|HEAD /<signature>/<size>/<fit>/<source>[.<format>]`: a thumbnail (see `ThumbnailPath`).
+/// - `GET /healthz`: `ok`, or 503 while stopping. `GET /metrics`: Prometheus text (unless moved to its own port).
+/// - `POST /admin/purge/<source>` with `Authorization: Bearer <token>`, only with an admin token.
+/// - `/demo…`, only with `demo` (see `DemoPage`).
+public final class ThumbcacheRoutes: Sendable {
+    public let configuration: ServeConfiguration
+    public let pipeline: ThumbnailPipeline
+    public let limiter: RenderLimiter
+    public let metrics: ServerMetrics
+    let signer: URLSigner
+    private let responder: ThumbnailResponder
+    private let stopping = Locked(false)
+
+    /// `pipeline` must have been opened with `limiter` as its render gate (`ThumbcacheService.openPipeline`).
+    public init(configuration: ServeConfiguration, pipeline: ThumbnailPipeline, limiter: RenderLimiter, metrics: ServerMetrics) {
+        self.configuration = configuration
+        self.pipeline = pipeline
+        self.limiter = limiter
+        self.metrics = metrics
+        signer = URLSigner(key: configuration.key, salt: configuration.salt)
+        responder = ThumbnailResponder(minTTL: configuration.minTTL, maxTTL: configuration.maxTTL)
+    }
+
+    /// From now on, health checks and new thumbnail requests get 503 (in-flight ones finish).
+    public func beginStopping() { stopping.withLock { $0 = true } }
+    public var isStopping: Bool { stopping.withLock { $0 } }
+
+    public func register<Context: RequestContext>(on router: Router<Context>, metricsRoute: Bool = true) {
+        router.add(middleware: AccessLogMiddleware<Context>(format: configuration.logFormat, metrics: metrics))
+        router.get("healthz") { _, _ in self.health() }
+        if metricsRoute { router.get("metrics") { _, _ in self.metricsResponse() } }
+        if configuration.adminToken != nil {
+            router.post("admin/purge/:source") { request, context in
+                self.purge(request, source: context.parameters.get("source") ?? "")
+            }
+        }
+        if configuration.demo { DemoPage(routes: self).register(on: router) }
+        router.get("**") { request, context in
+            await self.thumbnail(request, segments: context.parameters.getCatchAll())
+        }
+        // Hummingbird derives HEAD from GET for other routes, not for this catch-all.
+        router.head("**") { request, context in
+            let response = await self.thumbnail(request, segments: context.parameters.getCatchAll())
+            return Response(status: response.status, headers: response.headers)
+        }
+    }
+
+    /// The routes of a separate metrics port.
+    public func registerMetrics<Context: RequestContext>(on router: Router<Context>) {
+        router.get("metrics") { _, _ in self.metricsResponse() }
+        router.get("healthz") { _, _ in self.health() }
+    }
+
+    // MARK: - Handlers
+
+    func health() -> Response {
+        let stopping = isStopping
+        return Response(status: stopping ? .serviceUnavailable : .ok,
+                        headers: [.contentType: "text/plain", .cacheControl: "no-store"],
+                        body: .init(byteBuffer: ByteBuffer(string: stopping ? "stopping\n" : "ok\n")))
+    }
+
+    func metricsResponse() -> Response {
+        Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4", .cacheControl: "no-store"],
+                 body: .init(byteBuffer: ByteBuffer(string: metrics.scrape(pipeline: pipeline, limiter: limiter))))
+    }
+
+    func thumbnail(_ request: Request, segments: [Substring]) async -> Response {
+        let started = ContinuousClock.now
+        do throws(ServeError) {
+            guard !isStopping else { throw ServeError.unavailable("stopping", "the server is shutting down") }
+            let path = try ThumbnailPath(segments: segments, maxSize: configuration.maxSize)
+            guard signer.accepts(path.signature, for: path.signedPart) else {
+                throw ServeError.forbidden("bad_signature", signer.isSigning
+                    ? "the signature does not match this path and the server's key"
+                    : "signing is off: the signature segment must be \(URLSigner.unsigned)")
+            }
+            let result = try await thumbnail(path)
+            metrics.thumbnail(result)
+            return responder.response(for: result, request: request, elapsed: started.duration(to: .now))
+        } catch {
+            if let reason = error.refusalReason { metrics.refused(reason) }
+            return error.response
+        }
+    }
+
+    /// The thumbnail of a checked path, within the request deadline. A request that times out stops waiting;
+    /// the work goes on when other requests share it (and fills the cache).
+    func thumbnail(_ path: ThumbnailPath) async throws(ServeError) -> ThumbnailResult {
+        let source = try Self.source(path.source)
+        let pipeline = self.pipeline
+        let timeout = configuration.timeout
+        do {
+            return try await withThrowingTaskGroup(of: ThumbnailResult?.self) { group in
+                group.addTask { try await pipeline.thumbnail(for: source, size: path.size, fit: path.fit, format: path.format) }
+                group.addTask {
+                    try await Task.sleep(for: timeout)
+                    return nil
+                }
+                defer { group.cancelAll() }
+                guard let first = try await group.next(), let result = first else { throw ServeError.timedOut(after: timeout) }
+                return result
+            }
+        } catch let error as ServeError {
+            throw error
+        } catch let error as PipelineError {
+            throw ServeError(error)
+        } catch {
+            throw ServeError(status: .internalServerError, code: "internal", message: "\(error)")
+        }
+    }
+
+    /// Only http and https sources: `file:` and every other scheme is refused (403) before anything is read.
+    static func source(_ text: String) throws(ServeError) -> ImageSource {
+        let lower = text.lowercased()
+        guard lower.hasPrefix("http://") || lower.hasPrefix("https://") else {
+            throw .forbidden("source_refused", "only http and https sources are served")
+        }
+        do { return try ImageSource(text) } catch { throw ServeError(error) }
+    }
+
+    func purge(_ request: Request, source encoded: String) -> Response {
+        let expected = Data(("Bearer " + (configuration.adminToken ?? "")).utf8)
+        let given = Data((request.headers[.authorization] ?? "").utf8)
+        // Compared as MACs of both, so the comparison takes the same time wherever they differ.
+        let key = SymmetricKey(size: .bits256)
+        guard HMAC<SHA256>.isValidAuthenticationCode(HMAC<SHA256>.authenticationCode(for: expected, using: key),
+                                                     authenticating: given, using: key) else {
+            return ServeError(status: .unauthorized, code: "unauthorized", message: "purge needs Authorization: Bearer <admin token>").response
+        }
+        return purge(encodedSource: encoded)
+    }
+
+    /// Removes the source's entry (original and every thumbnail) from disk and memory.
+    func purge(encodedSource encoded: String) -> Response {
+        do throws(ServeError) {
+            guard let data = Base64URL.decode(encoded[...]), let text = String(data: data, encoding: .utf8) else {
+                throw ServeError.badRequest("the source must be a URL encoded as base64url without padding")
+            }
+            let source = try Self.source(text)
+            let removed: Bool
+            do { removed = try pipeline.remove(source: source) } catch { throw ServeError(error) }
+            let body = ServeError.json(["source": source.normalized, "removed": removed ? "true" : "false"])
+            return Response(status: .ok, headers: [.contentType: "application/json", .cacheControl: "no-store"],
+                            body: .init(byteBuffer: ByteBuffer(string: body)))
+        } catch {
+            return error.response
+        }
+    }
+}

@@ -1,0 +1,84 @@
+import Foundation
+import Hummingbird
+import HummingbirdCore
+import Logging
+import NIOCore
+import ServiceLifecycle
+import ThumbcacheKit
+import UnixSignals
+
+/// `thumbcache serve`: the routes on a Hummingbird server (plus a metrics server with `metricsPort`) in a
+/// `ServiceGroup`. On SIGTERM or SIGINT, health checks turn 503, the server stops accepting and finishes
+/// the requests in flight within `shutdownTimeout`, then the render workers stop and the cache closes.
+public struct ThumbcacheService: Sendable {
+    public let routes: ThumbcacheRoutes
+    private let logger: Logger
+
+    /// Opens the cache directory with the render limiter as the pipeline's gate and the server's source policy,
+    /// holding the directory lock until the pipeline closes (a `thumbcache get` on it waits meanwhile).
+    public init(configuration: ServeConfiguration, pipeline pipelineConfiguration: PipelineConfiguration,
+                logger: Logger = Logger(label: "thumbcache.serve"),
+                onLockWait: @Sendable (String) -> Void = { _ in }) throws(PipelineError) {
+        let limiter = RenderLimiter(workers: configuration.workers, queue: configuration.queue)
+        var pipelineConfiguration = pipelineConfiguration
+        pipelineConfiguration.renderGate = limiter
+        pipelineConfiguration.sourcePolicy = configuration.sourcePolicy
+        // A long-running server owns its directory: one lock for its lifetime, not one per request.
+        pipelineConfiguration.lockMode = .holdForLifetime
+        let pipeline = try ThumbnailPipeline(configuration: pipelineConfiguration, onLockWait: onLockWait)
+        routes = ThumbcacheRoutes(configuration: configuration, pipeline: pipeline, limiter: limiter, metrics: ServerMetrics())
+        self.logger = logger
+    }
+
+    /// Serves until a signal in `gracefulShutdownSignals` (or cancellation). `onListening` gets each bound port
+    /// (the main one first).
+    public func run(gracefulShutdownSignals: [UnixSignal] = [.sigterm, .sigint],
+                    onListening: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
+        let configuration = routes.configuration
+        let router = Router()
+        routes.register(on: router, metricsRoute: configuration.metricsPort == nil)
+        let idle = TimeAmount.nanoseconds(configuration.idleTimeout.nanoseconds)
+        let headDeadline = TimeAmount.nanoseconds(configuration.headerTimeout.nanoseconds)
+        let app = Application(
+            router: router,
+            server: .http1(configuration: .init(additionalChannelHandlers: [RequestHeadDeadline(timeout: headDeadline)], idleTimeout: idle)),
+            configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "thumbcache",
+                                 availableConnectionsDelegate: MaximumAvailableConnections(configuration.maxConnections)),
+            onServerRunning: { channel in await onListening(channel.localAddress?.port ?? 0) }, logger: logger)
+        var services: [any Service] = [PipelineCloser(routes: routes), app]
+        if let metricsPort = configuration.metricsPort {
+            let metricsRouter = Router()
+            routes.registerMetrics(on: metricsRouter)
+            services.append(Application(
+                router: metricsRouter, configuration: .init(address: .hostname(configuration.host, port: metricsPort)),
+                onServerRunning: { channel in await onListening(channel.localAddress?.port ?? 0) }, logger: logger))
+        }
+        services.append(StopMarker(routes: routes))
+        var groupConfiguration = ServiceGroupConfiguration(
+            services: services.map { .init(service: $0) }, gracefulShutdownSignals: gracefulShutdownSignals, logger: logger)
+        groupConfiguration.maximumGracefulShutdownDuration = configuration.shutdownTimeout
+        try await ServiceGroup(configuration: groupConfiguration).run()
+    }
+}
+
+/// Last in the group, so the first to hear of the shutdown: health checks say 503 from then on.
+private struct StopMarker: Service {
+    let routes: ThumbcacheRoutes
+
+    func run() async throws {
+        try? await gracefulShutdown()
+        routes.beginStopping()
+    }
+}
+
+/// First in the group, so the last to stop: once the servers have finished their requests, the render
+/// workers stop and the cache closes (counters saved, directory lock released).
+private struct PipelineCloser: Service {
+    let routes: ThumbcacheRoutes
+
+    func run() async throws {
+        try? await gracefulShutdown()
+        await routes.limiter.shutdown()
+        await routes.pipeline.close()
+    }
+}

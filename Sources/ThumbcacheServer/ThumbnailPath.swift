@@ -1,0 +1,70 @@
+import ImageDecode
+
+/// `/<signature>/<size>/<fit>/<source>[.<format>]`, parsed. The grammar is fixed (README, serve section):
+/// the source is one base64url segment without padding, so any URL fits in one path segment.
+public struct ThumbnailPath: Sendable, Equatable {
+    public var signature: String
+    public var size: Int
+    public var fit: FitMode
+    /// The source URL as the client wrote it (decoded from base64url).
+    public var source: String
+    /// The source segment as it came (what purge routes and balancers hash on).
+    public var encodedSource: String
+    public var format: ImageFormat?
+
+    /// What the signature covers: everything after it, leading slash included (imgproxy's construction).
+    public var signedPart: String {
+        "/\(size)/\(fit.rawValue)/\(encodedSource)" + (format.map { ".\($0.rawValue)" } ?? "")
+    }
+
+    public init(signature: String, size: Int, fit: FitMode, source: String, format: ImageFormat?) {
+        self.signature = signature
+        self.size = size
+        self.fit = fit
+        self.source = source
+        self.encodedSource = Base64URL.encode(source)
+        self.format = format
+    }
+
+    /// Parses the path's segments (without the leading slash); every failure is a 400 that says which part.
+    public init(segments: [Substring], maxSize: Int) throws(ServeError) {
+        guard segments.count == 4 else {
+            throw .badRequest("expected /<signature>/<size>/<fit>/<source>[.<format>], got \(segments.count) path segments")
+        }
+        signature = String(segments[0])
+        guard let size = Int(segments[1]), String(size) == segments[1], (1...maxSize).contains(size) else {
+            throw .badRequest("size must be a whole number of pixels from 1 to \(maxSize), got \"\(segments[1].prefix(20))\"")
+        }
+        self.size = size
+        guard let fit = FitMode(rawValue: String(segments[2])) else {
+            throw .badRequest("fit must be contain or cover, got \"\(segments[2].prefix(20))\"")
+        }
+        self.fit = fit
+        var encoded = segments[3]
+        format = nil
+        if let dot = encoded.lastIndex(of: ".") {
+            let name = encoded[encoded.index(after: dot)...]
+            guard let format = Self.format(named: name) else {
+                throw .badRequest("format must be jpeg or png, got \"\(name.prefix(20))\"")
+            }
+            self.format = format
+            encoded = encoded[..<dot]
+        }
+        guard let data = Base64URL.decode(encoded), !data.isEmpty, let source = String(data: data, encoding: .utf8) else {
+            throw .badRequest("the source must be a URL encoded as base64url without padding")
+        }
+        self.source = source
+        encodedSource = String(encoded)
+    }
+
+    static func format(named name: Substring) -> ImageFormat? {
+        switch name {
+        case "jpeg": .jpeg
+        case "png": .png
+        default: nil
+        }
+    }
+
+    /// The path a client requests.
+    public var path: String { "/\(signature)\(signedPart)" }
+}

@@ -1,0 +1,60 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import ImageDecode
+import ThumbcacheKit
+
+/// Turns a thumbnail into a CDN-correct answer: a strong ETag over the bytes, the origin's Last-Modified,
+/// `Cache-Control: public, max-age=N` with N the source's remaining freshness clamped to the configured
+/// bounds (a CDN never keeps a thumbnail longer than its source was fresh), how it was served and the
+/// timings. A matching conditional request gets a 304 with the same caching headers and no body.
+struct ThumbnailResponder: Sendable {
+    var minTTL: Int
+    var maxTTL: Int
+
+    /// Whether the answer is a 304.
+    func response(for result: ThumbnailResult, request: Request, elapsed: Duration) -> Response {
+        let etag = "\"" + (result.contentDigest ?? SHA256Digest.hex(bytes: result.data)).prefix(32) + "\""
+        var headers: HTTPFields = [
+            .eTag: etag,
+            .cacheControl: "public, max-age=\(maxAge(result))",
+            Self.xThumbcache: result.servedFrom.rawValue,
+            Self.serverTimingField: serverTiming(result, elapsed: elapsed),
+        ]
+        if let lastModified = result.lastModified { headers[.lastModified] = HTTPDate.format(lastModified) }
+        if ConditionalRequest(request.headers).isNotModified(etag: etag, lastModified: result.lastModified) {
+            return Response(status: .notModified, headers: headers)
+        }
+        headers[.contentType] = result.format == .png ? "image/png" : "image/jpeg"
+        headers[.contentLength] = String(result.data.count)
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: result.data)))
+    }
+
+    func maxAge(_ result: ThumbnailResult) -> Int {
+        let remaining = result.freshUntil.map { $0.timeIntervalSinceNow } ?? 0
+        guard remaining.isFinite else { return maxTTL }
+        return min(maxTTL, max(minTTL, Int(remaining.rounded(.down).clamped(to: -1e12...1e12))))
+    }
+
+    /// `fetch;dur=…, render;dur=…, total;dur=…` in milliseconds (the demo page reads `total`).
+    func serverTiming(_ result: ThumbnailResult, elapsed: Duration) -> String {
+        var parts: [String] = []
+        if let fetch = result.fetchDuration, result.servedFrom != .memory, result.servedFrom != .disk {
+            parts.append("fetch;dur=\(Self.format(fetch))")
+        }
+        if let render = result.renderDuration, result.servedFrom != .memory { parts.append("render;dur=\(Self.format(render))") }
+        parts.append("total;dur=\(Self.format(elapsed))")
+        return parts.joined(separator: ", ")
+    }
+
+    private static func format(_ duration: Duration) -> String {
+        String(format: "%.3f", duration.milliseconds)
+    }
+
+    static let xThumbcache = HTTPField.Name("X-Thumbcache")!
+    static let serverTimingField = HTTPField.Name("Server-Timing")!
+}
+
+extension Double {
+    func clamped(to range: ClosedRange<Double>) -> Double { Swift.min(range.upperBound, Swift.max(range.lowerBound, self)) }
+}

@@ -1,0 +1,193 @@
+import ArgumentParser
+import Foundation
+import Logging
+import ThumbcacheKit
+import ThumbcacheServer
+
+/// `thumbcache serve`: the thumbnail service over HTTP (see `ThumbcacheServer`).
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Serve thumbnails over HTTP: GET|HEAD /<signature>/<size>/<fit>/<source>[.<format>].",
+        discussion: """
+            <source> is the source URL as base64url without padding; <size> the longest side (contain) or the \
+            square's side (cover), 1 to --max-size; <fit> contain or cover; .<format> jpeg or png (default: jpeg, \
+            png when the image has transparency). <signature> is base64url(HMAC-SHA256(key, salt + the path after \
+            the signature)) with --key and --salt (imgproxy's construction; see 'thumbcache sign'), else the \
+            literal 'unsafe'. Every flag can also be set by its THUMBCACHE_* variable; the flag wins.
+
+            Sources: http and https only. Loopback, private, link-local, shared and multicast addresses are \
+            refused after DNS resolution on every redirect hop, unless --allow-loopback-sources or \
+            --allow-private-sources; --allow-source restricts sources to URL prefixes.
+
+            Answers: 200 with ETag, Last-Modified, Cache-Control: public, max-age=<the source's remaining \
+            freshness, clamped to --min-ttl..--max-ttl>, X-Thumbcache (memory, disk, revalidated, network, stale) \
+            and Server-Timing; 304 for a matching If-None-Match or If-Modified-Since. Errors are JSON \
+            {"error", "message"} with Cache-Control: no-store: 400 malformed path, 403 bad signature or refused \
+            source, 404 origin 4xx, 413 download too large, 422 not an image or over the pixel budget, 502 origin \
+            failed, 503 overloaded or stopping (Retry-After), 504 timeout.
+
+            Also: GET /healthz (503 while stopping), GET /metrics (Prometheus), POST /admin/purge/<source> with \
+            Authorization: Bearer <--admin-token>, and /demo with --demo. SIGTERM or SIGINT: stop accepting, \
+            finish requests in flight within --shutdown-timeout, close the cache, exit 0. Exit codes: 0 stopped; \
+            8 cache directory error; 64 usage (or a configuration refused, e.g. a public bind without --key).
+            """
+    )
+
+    @Option(help: ArgumentHelp(EnvironmentFallback.help("Address to listen on (default: 127.0.0.1).", flag: "host")))
+    var host: String?
+
+    @Option(help: ArgumentHelp(EnvironmentFallback.help("Port to listen on; 0 picks a free one (default: 8080).", flag: "port")))
+    var port: Int?
+
+    @Option(help: ArgumentHelp(EnvironmentFallback.help("Serve /metrics on this port instead, same address (/healthz answers on both).", flag: "metrics-port")))
+    var metricsPort: Int?
+
+    @Option(help: ArgumentHelp(EnvironmentFallback.help("HMAC key in hex: URLs must be signed.", flag: "key"), valueName: "hex"))
+    var key: String?
+
+    @Option(help: ArgumentHelp(EnvironmentFallback.help("Salt in hex, prepended to the signed path.", flag: "salt"), valueName: "hex"))
+    var salt: String?
+
+    @Flag(help: ArgumentHelp(EnvironmentFallback.help("Allow a non-loopback address without --key (an open image proxy).", flag: "allow-unsigned")))
+    var allowUnsigned = false
+
+    @Option(help: ArgumentHelp(EnvironmentFallback.help("Largest <size> accepted (default: 2048).", flag: "max-size")))
+    var maxSize: Int?
+
+    @Option(help: ArgumentHelp(EnvironmentFallback.help("Smallest max-age sent, seconds (default: 60).", flag: "min-ttl")))
+    var minTtl: Int?
+
+    @Option(help: ArgumentHelp(EnvironmentFallback.help("Largest max-age sent, seconds (default: 31536000).", flag: "max-ttl")))
+    var maxTtl: Int?
+
+    @Option(help: ArgumentHelp(EnvironmentFallback.help("Renders at once (default: the number of cores).", flag: "workers")))
+    var workers: Int?
+
+    @Option(help: ArgumentHelp(EnvironmentFallback.help("Renders that may wait for a worker; beyond, 503 (default: 64).", flag: "queue")))
+    var queue: Int?
+
+    @Option(help: ArgumentHelp(EnvironmentFallback.help("Request deadline in seconds; then 504 (default: 10).", flag: "timeout")))
+    var timeout: Double?
+
+    @Option(help: ArgumentHelp(EnvironmentFallback.help("Seconds to finish requests in flight after SIGTERM (default: 20).", flag: "shutdown-timeout")))
+    var shutdownTimeout: Double?
+
+    @Option(help: ArgumentHelp(EnvironmentFallback.help("Bearer token of POST /admin/purge/<source>; without it there is no admin route.", flag: "admin-token")))
+    var adminToken: String?
+
+    @Flag(help: ArgumentHelp(EnvironmentFallback.help("Serve the demo page at /demo (and its samples; allows loopback sources).", flag: "demo")))
+    var demo = false
+
+    @Option(name: .customLong("allow-source"), help: ArgumentHelp(EnvironmentFallback.help(
+        "Allowed source URL prefix (repeatable; end paths with /). Default: any public source.", flag: "allow-source"), valueName: "prefix"))
+    var allowSources: [String] = []
+
+    @Flag(help: ArgumentHelp(EnvironmentFallback.help("Allow sources on loopback addresses.", flag: "allow-loopback-sources")))
+    var allowLoopbackSources = false
+
+    @Flag(help: ArgumentHelp(EnvironmentFallback.help("Allow sources on private, shared and link-local addresses.", flag: "allow-private-sources")))
+    var allowPrivateSources = false
+
+    @Option(help: ArgumentHelp(EnvironmentFallback.help("Access log format: text or json (default: text).", flag: "log-format")))
+    var logFormat: String?
+
+    @Option(help: ArgumentHelp(EnvironmentFallback.help("Open connections at most (default: 1024).", flag: "max-connections")))
+    var maxConnections: Int?
+
+    @Option(help: ArgumentHelp(EnvironmentFallback.help("Close a connection idle this many seconds (default: 30).", flag: "idle-timeout")))
+    var idleTimeout: Double?
+
+    @Option(help: ArgumentHelp(EnvironmentFallback.help(
+        "Close a connection whose request head has not arrived whole within this many seconds (default: 10).", flag: "header-timeout")))
+    var headerTimeout: Double?
+
+    @Option(help: ArgumentHelp(EnvironmentFallback.help("Memory cache size, e.g. 256MiB (default: 64MiB).", flag: "memory-cache-size"), valueName: "size"))
+    var memoryCacheSize: String?
+
+    @OptionGroup var cache: CacheOptions
+
+    @OptionGroup var fetch: FetchOptions
+
+    func run() async throws {
+        let configuration = try serveConfiguration()
+        if let problem = configuration.problem() {
+            throw Console.Failure(description: problem, exitCode: Console.Status.usage)
+        }
+        let json = configuration.logFormat == .json
+        LoggingSystem.bootstrap { label in LineLogHandler(label: label, json: json) }
+        var pipelineConfiguration = cache.configuration()
+        if cache.cacheDir == nil, let directory = ProcessInfo.processInfo.environment["THUMBCACHE_CACHE_DIR"], !directory.isEmpty {
+            pipelineConfiguration.cacheDirectory = URL(fileURLWithPath: directory)
+        }
+        fetch.apply(to: &pipelineConfiguration)
+        if let size = try EnvironmentFallback.value(memoryCacheSize, flag: "memory-cache-size") {
+            guard let bytes = try? ByteCount(parsing: size) else {
+                throw Console.Failure(description: "--memory-cache-size \(size) is not a size", exitCode: Console.Status.usage)
+            }
+            pipelineConfiguration.memoryLimits.totalCost = Int(bytes.bytes)
+        }
+        let service = try ThumbcacheService(configuration: configuration, pipeline: pipelineConfiguration) { message in
+            Console.error(message)
+        }
+        let host = configuration.host
+        try await service.run { port in
+            Console.error("serving on http://\(host.contains(":") ? "[\(host)]" : host):\(port)")
+        }
+    }
+
+    func serveConfiguration() throws -> ServeConfiguration {
+        var configuration = ServeConfiguration()
+        configuration.host = try EnvironmentFallback.value(host, flag: "host") ?? configuration.host
+        configuration.port = try EnvironmentFallback.value(port, flag: "port") ?? configuration.port
+        configuration.metricsPort = try EnvironmentFallback.value(metricsPort, flag: "metrics-port")
+        if let key = try EnvironmentFallback.value(key, flag: "key") {
+            guard let bytes = URLSigner.bytes(fromHex: key), !bytes.isEmpty else {
+                throw Console.Failure(description: "--key must be hex digits", exitCode: Console.Status.usage)
+            }
+            configuration.key = bytes
+        }
+        if let salt = try EnvironmentFallback.value(salt, flag: "salt") {
+            guard let bytes = URLSigner.bytes(fromHex: salt) else {
+                throw Console.Failure(description: "--salt must be hex digits", exitCode: Console.Status.usage)
+            }
+            configuration.salt = bytes
+        }
+        configuration.allowUnsigned = EnvironmentFallback.flag(allowUnsigned, flag: "allow-unsigned")
+        configuration.maxSize = try EnvironmentFallback.value(maxSize, flag: "max-size") ?? configuration.maxSize
+        configuration.minTTL = try EnvironmentFallback.value(minTtl, flag: "min-ttl") ?? configuration.minTTL
+        configuration.maxTTL = try EnvironmentFallback.value(maxTtl, flag: "max-ttl") ?? configuration.maxTTL
+        configuration.workers = try EnvironmentFallback.value(workers, flag: "workers") ?? configuration.workers
+        configuration.queue = try EnvironmentFallback.value(queue, flag: "queue") ?? configuration.queue
+        if let seconds = try EnvironmentFallback.value(timeout, flag: "timeout") { configuration.timeout = try Self.duration(seconds, "timeout") }
+        if let seconds = try EnvironmentFallback.value(shutdownTimeout, flag: "shutdown-timeout") {
+            configuration.shutdownTimeout = try Self.duration(seconds, "shutdown-timeout")
+        }
+        if let seconds = try EnvironmentFallback.value(idleTimeout, flag: "idle-timeout") {
+            configuration.idleTimeout = try Self.duration(seconds, "idle-timeout")
+        }
+        if let seconds = try EnvironmentFallback.value(headerTimeout, flag: "header-timeout") {
+            configuration.headerTimeout = try Self.duration(seconds, "header-timeout")
+        }
+        configuration.adminToken = try EnvironmentFallback.value(adminToken, flag: "admin-token")
+        configuration.demo = EnvironmentFallback.flag(demo, flag: "demo")
+        configuration.allowedSources = EnvironmentFallback.list(allowSources, flag: "allow-source")
+        configuration.allowLoopbackSources = EnvironmentFallback.flag(allowLoopbackSources, flag: "allow-loopback-sources")
+        configuration.allowPrivateSources = EnvironmentFallback.flag(allowPrivateSources, flag: "allow-private-sources")
+        if let format = try EnvironmentFallback.value(logFormat, flag: "log-format") {
+            guard let parsed = ServeConfiguration.LogFormat(rawValue: format) else {
+                throw Console.Failure(description: "--log-format must be text or json", exitCode: Console.Status.usage)
+            }
+            configuration.logFormat = parsed
+        }
+        configuration.maxConnections = try EnvironmentFallback.value(maxConnections, flag: "max-connections") ?? configuration.maxConnections
+        return configuration
+    }
+
+    private static func duration(_ seconds: Double, _ flag: String) throws -> Duration {
+        guard seconds.isFinite, seconds > 0, seconds < 1e9 else {
+            throw Console.Failure(description: "--\(flag) must be a positive number of seconds", exitCode: Console.Status.usage)
+        }
+        return .milliseconds(Int64(seconds * 1000))
+    }
+}

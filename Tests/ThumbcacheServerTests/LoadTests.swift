@@ -1,0 +1,53 @@
+import Foundation
+import Testing
+import ThumbcacheKit
+@testable import ThumbcacheServer
+
+@Suite(.serialized) struct LoadTests {
+    /// 50 concurrent requests for one new source and size: one origin request, one render.
+    @Test func concurrentRequestsShareOneFetchAndOneRender() async throws {
+        let origin = try await TestOrigin()
+        origin.image("/a.jpg", Fixtures.jpeg, delay: .milliseconds(500))
+        let server = try await ServerHarness { $0.queue = 0; $0.workers = 1 }
+        let path = server.path(origin.url("/a.jpg"), size: 96)
+        let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<50 { group.addTask { try await server.request(path).status } }
+            return try await group.reduce(into: [Int]()) { $0.append($1) }
+        }
+        #expect(statuses.count == 50 && statuses.allSatisfy { $0 == 200 }, "\(statuses)")
+        #expect(origin.count("/a.jpg") == 1)
+        #expect(server.routes.limiter.rendersStarted == 1, "coalesced waiters do not take a render slot or count against the queue")
+        await server.stop()
+        await origin.stop()
+    }
+
+    /// Workers busy and the queue full: a request that needs a render gets 503 with Retry-After at once,
+    /// while a memory hit is still served; once the slots free, renders go through again.
+    @Test func overloadIsRefusedAtOnceWhileHitsAreServed() async throws {
+        let origin = try await TestOrigin()
+        origin.image("/hit.jpg", Fixtures.jpeg)
+        origin.image("/miss.jpg", Fixtures.png, type: "image/png")
+        let server = try await ServerHarness { $0.workers = 1; $0.queue = 1 }
+        let hit = server.path(origin.url("/hit.jpg"), size: 64)
+        #expect(try await server.request(hit).status == 200)
+        // Hold the one worker and the one queue place with renders that wait for the test.
+        let release = DispatchSemaphore(value: 0)
+        let limiter = server.routes.limiter
+        let held = (0..<2).map { _ in
+            Task { try await limiter.run { release.wait(); return 0 } }
+        }
+        while limiter.load.running + limiter.load.queued < 2 { try await Task.sleep(for: .milliseconds(10)) }
+        let refused = try await server.request(server.path(origin.url("/miss.jpg"), size: 64))
+        #expect(refused.status == 503 && refused.header("Retry-After") == "1" && refused.json["error"] == "overloaded")
+        let served = try await server.request(hit)
+        #expect(served.status == 200 && served.header("X-Thumbcache") == "memory")
+        release.signal()
+        release.signal()
+        for task in held { _ = try await task.value }
+        #expect(try await server.request(server.path(origin.url("/miss.jpg"), size: 64)).status == 200)
+        let metrics = String(decoding: try await server.request("/metrics").body, as: UTF8.self)
+        #expect(metrics.contains("thumbcache_refusals_total{reason=\"overloaded\"} 1"))
+        await server.stop()
+        await origin.stop()
+    }
+}

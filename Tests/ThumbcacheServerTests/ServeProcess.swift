@@ -1,0 +1,78 @@
+import Foundation
+import ThumbcacheKit
+
+/// `thumbcache serve` as a child process on a free port, with loopback sources allowed (the tests' origins).
+final class ServeProcess: @unchecked Sendable {
+    struct Run {
+        let status: Int32
+        let stdout: Data
+        let stderr: String
+    }
+
+    static var executable: URL {
+        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        if directory.lastPathComponent.hasSuffix(".xctest") { directory.deleteLastPathComponent() }
+        return directory.appendingPathComponent("thumbcache")
+    }
+
+    let process = Process()
+    let cacheDirectory: URL
+    private let errors = Pipe()
+    private let collected = Locked(Data())
+
+    init(cacheDirectory: URL? = nil, arguments: [String] = []) throws {
+        self.cacheDirectory = cacheDirectory
+            ?? FileManager.default.temporaryDirectory.appendingPathComponent("thumbcache-serve-child-\(UUID().uuidString)")
+        process.executableURL = Self.executable
+        process.arguments = ["serve", "--port", "0", "--allow-loopback-sources", "--cache-dir", self.cacheDirectory.path,
+                             "--shutdown-timeout", "10"] + arguments
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        let collected = self.collected
+        errors.fileHandleForReading.readabilityHandler = { handle in
+            let data = handle.availableData
+            collected.withLock { $0.append(data) }
+        }
+        try process.run()
+    }
+
+    var stderr: String { String(decoding: collected.withLock { $0 }, as: UTF8.self) }
+
+    /// The port from the "serving on http://127.0.0.1:PORT" line (waits up to 60 s).
+    func port() async throws -> Int {
+        for _ in 0..<600 {
+            if let line = stderr.split(separator: "\n").first(where: { $0.contains("serving on http://") }),
+               let port = line.split(separator: ":").last.flatMap({ Int($0) }) {
+                return port
+            }
+            guard process.isRunning else { break }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        throw CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "serve did not start: \(stderr)"])
+    }
+
+    /// The exit status (or the signal that ended it), waiting up to 60 s.
+    func exitStatus() async -> Int32 {
+        for _ in 0..<600 where process.isRunning { try? await Task.sleep(for: .milliseconds(100)) }
+        if process.isRunning { process.interrupt() }
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    func removeCache() { try? FileManager.default.removeItem(at: cacheDirectory) }
+
+    static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Run {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let stdout = out.fileHandleForReading.readDataToEndOfFile()
+        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return Run(status: process.terminationStatus, stdout: stdout, stderr: stderr)
+    }
+}

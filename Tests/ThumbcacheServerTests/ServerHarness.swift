@@ -1,0 +1,80 @@
+import AsyncHTTPClient
+import Foundation
+import Hummingbird
+import ImageDecode
+import Logging
+import NIOCore
+import NIOHTTP1
+import ThumbcacheKit
+@testable import ThumbcacheServer
+
+/// `thumbcache serve` in this process on 127.0.0.1 (port chosen by the system), on a fresh cache directory,
+/// and an HTTP client for it.
+final class ServerHarness: Sendable {
+    struct Answer: Sendable {
+        let status: Int
+        let headers: HTTPHeaders
+        let body: Data
+
+        func header(_ name: String) -> String? { headers.first(name: name) }
+        var json: [String: String] {
+            (try? JSONSerialization.jsonObject(with: body) as? [String: String]) ?? [:]
+        }
+        var imageSize: (width: Int, height: Int)? {
+            (try? ImageDecoder.probe(body)).map { ($0.orientedWidth, $0.orientedHeight) }
+        }
+    }
+
+    let service: ThumbcacheService
+    let directory: URL
+    let port: Int
+    private let task: Task<Void, any Error>
+
+    init(directory: URL? = nil, configure: (inout ServeConfiguration) -> Void = { _ in },
+         pipeline: (inout PipelineConfiguration) -> Void = { _ in }) async throws {
+        self.directory = directory ?? FileManager.default.temporaryDirectory.appendingPathComponent("thumbcache-serve-\(UUID().uuidString)")
+        var configuration = ServeConfiguration()
+        configuration.port = 0
+        configuration.allowLoopbackSources = true
+        configure(&configuration)
+        var pipelineConfiguration = PipelineConfiguration(cacheDirectory: self.directory)
+        pipeline(&pipelineConfiguration)
+        var logger = Logger(label: "thumbcache.test")
+        logger.logLevel = .critical  // stopping by cancellation logs errors that are expected here
+        service = try ThumbcacheService(configuration: configuration, pipeline: pipelineConfiguration, logger: logger)
+        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
+        let service = self.service
+        task = Task { try await service.run(gracefulShutdownSignals: []) { continuation.yield($0) } }
+        var iterator = ports.makeAsyncIterator()
+        port = await iterator.next() ?? 0
+    }
+
+    var routes: ThumbcacheRoutes { service.routes }
+
+    /// Stops the server and closes the cache (the directory lock is free afterwards).
+    func stop(removingDirectory: Bool = true) async {
+        task.cancel()
+        _ = try? await task.value
+        if removingDirectory { try? FileManager.default.removeItem(at: directory) }
+    }
+
+    /// The path of a thumbnail, signed as the server expects.
+    func path(_ source: String, size: Int, fit: FitMode = .contain, format: ImageFormat? = nil) -> String {
+        var path = ThumbnailPath(signature: "", size: size, fit: fit, source: source, format: format)
+        path.signature = routes.signer.signature(for: path.signedPart)
+        return path.path
+    }
+
+    func request(_ path: String, method: HTTPMethod = .GET, headers: [(String, String)] = []) async throws -> Answer {
+        try await Self.request("http://127.0.0.1:\(port)\(path)", method: method, headers: headers)
+    }
+
+    static func request(_ url: String, method: HTTPMethod = .GET, headers: [(String, String)] = []) async throws -> Answer {
+        var request = HTTPClientRequest(url: url)
+        request.method = method
+        for (name, value) in headers { request.headers.add(name: name, value: value) }
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(60))
+        let body = try await response.body.collect(upTo: 64 << 20)
+        return Answer(status: Int(response.status.code), headers: response.headers, body: Data(buffer: body))
+    }
+}

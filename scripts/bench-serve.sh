@@ -1,0 +1,157 @@
+#!/usr/bin/env bash
+# `thumbcache serve` under load, side by side with nginx, in one run on 127.0.0.1 (release build).
+# wrk shares the machine's cores with the servers, so absolute numbers are rough: compare the ratios.
+#   hits:      one 256 px thumbnail from thumbcache's memory cache, wrk -t2 -c64 -d10s
+#              vs nginx serving the same bytes as a static file (the ceiling here)
+#              vs nginx proxy_cache hits in front of image_filter (libnginx-mod-http-image-filter)
+#   disk hits: 200 thumbnails stored on disk with a memory cache too small to hold them
+#   misses:    200 distinct sources (the corpus photos of 4 to 24 MP, each under several names) at 256 px,
+#              8 at a time: images/s and p99, thumbcache vs nginx image_filter (2 workers) from the same origin
+#   peak RSS (VmHWM) of each server.
+# thumbor is not run (see docs/pending/serve.md). Usage: scripts/bench-serve.sh [DURATION_SECONDS]
+# (THUMBCACHE_BIN=path skips the release build and uses that binary.)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+duration=${1:-10}
+misses=${BENCH_MISSES:-200}  # distinct sources in the miss run
+last=$((misses - 1))
+for tool in wrk nginx curl python3; do
+  command -v $tool >/dev/null || [ -x /usr/sbin/$tool ] || { echo "needs $tool: apt-get install -y wrk nginx libnginx-mod-http-image-filter curl" >&2; exit 2; }
+done
+nginx_bin=$(command -v nginx || echo /usr/sbin/nginx)
+[ -f /usr/lib/nginx/modules/ngx_http_image_filter_module.so ] || { echo "needs libnginx-mod-http-image-filter" >&2; exit 2; }
+if [ -z "${THUMBCACHE_BIN:-}" ]; then  # THUMBCACHE_BIN: an already built release binary
+  swift build -c release --product thumbcache >/dev/null
+fi
+bin=${THUMBCACHE_BIN:-$PWD/.build/release/thumbcache}
+work=$(mktemp -d); chmod 755 "$work"
+origin_port=$((20000 + RANDOM % 10000)); serve_port=$((origin_port + 1)); filter_port=$((origin_port + 2)); static_port=$((origin_port + 3))
+pids=()
+cleanup() {
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  [ -f "$work/nginx/nginx.pid" ] && kill "$(cat "$work/nginx/nginx.pid")" 2>/dev/null || true
+  sleep 0.5; rm -rf "$work"
+}
+trap cleanup EXIT
+
+# The origin's photos: corpus JPEGs of 4 to 24 MP, 200 names in all (else the test fixture).
+mkdir -p "$work/www/photos" "$work/nginx/logs" "$work/nginx/tmp" "$work/nginx/cache"
+mapfile -t photos < <(awk -F'\t' 'NR>1 && $3*$4>=4000000 && $3*$4<=24000000 && $1 ~ /\.jpe?g$/ {print $1}' ../shared/corpus/MANIFEST.tsv 2>/dev/null || true)
+if ((${#photos[@]} == 0)); then
+  echo "note: ../shared/corpus absent; misses use the small test fixture" >&2
+  photos=(../../Tests/ImageDecodeTests/Fixtures/testorig.jpg); corpus=$PWD/Tests/ImageDecodeTests/Fixtures
+  cp Tests/ImageDecodeTests/Fixtures/testorig.jpg "$work/www/p0.jpg"
+else
+  for i in "${!photos[@]}"; do cp "../shared/corpus/${photos[$i]}" "$work/www/p$i.jpg"; done
+fi
+for n in $(seq 0 $last); do ln -s "../p$((n % ${#photos[@]})).jpg" "$work/www/photos/$n.jpg"; done
+chmod -R o+rX "$work/www"
+echo "photos: ${#photos[@]} distinct files under $misses names"
+
+cat > "$work/nginx/nginx.conf" <<CONF
+load_module /usr/lib/nginx/modules/ngx_http_image_filter_module.so;
+worker_processes 2;
+pid $work/nginx/nginx.pid;
+error_log $work/nginx/logs/error.log warn;
+events { worker_connections 4096; }
+http {
+  access_log off;
+  client_body_temp_path $work/nginx/tmp; proxy_temp_path $work/nginx/tmp; fastcgi_temp_path $work/nginx/tmp;
+  uwsgi_temp_path $work/nginx/tmp; scgi_temp_path $work/nginx/tmp;
+  sendfile on; keepalive_requests 1000000;
+  types { image/jpeg jpg jpeg; image/png png; }
+  proxy_cache_path $work/nginx/cache levels=1:2 keys_zone=thumbs:10m max_size=1g;
+  # the origin
+  server { listen 127.0.0.1:$origin_port; root $work/www; location / { expires 1h; } }
+  # static file: the thumbnail bytes thumbcache serves
+  server { listen 127.0.0.1:$static_port; root $work/static; location / { expires 1h; } }
+  # image_filter behind proxy_cache (the classic nginx thumbnail setup)
+  server {
+    listen 127.0.0.1:$filter_port;
+    location /cached/ { proxy_pass http://127.0.0.1:$filter_port/resize/; proxy_cache thumbs; proxy_cache_valid 200 1h; proxy_cache_lock on; }
+    location /resize/ { proxy_pass http://127.0.0.1:$origin_port/; image_filter resize 256 256; image_filter_buffer 64M; image_filter_jpeg_quality 80; }
+  }
+}
+CONF
+mkdir -p "$work/static"
+"$nginx_bin" -c "$work/nginx/nginx.conf"
+sleep 0.5
+
+"$bin" serve --port "$serve_port" --allow-loopback-sources --cache-dir "$work/cache" --timeout 120 --queue 512 2>"$work/serve.log" &
+serve_pid=$!; pids+=("$serve_pid")
+for _ in $(seq 1 100); do grep -q "serving on" "$work/serve.log" && break; sleep 0.1; done
+
+path() { "$bin" sign "$1" --size 256; }
+hwm() { awk '/VmHWM/ {printf "%.1f MiB", $2/1024}' "/proc/$1/status"; }
+wrk_run() {  # URL [SCRIPT] -> "req/s p99_ms"
+  local script=()
+  [ -n "${2:-}" ] && script=(-s "$2")
+  wrk -t2 -c64 -d"${duration}s" --latency "${script[@]}" "$1" > "$work/wrk.txt" 2>&1
+  python3 - "$work/wrk.txt" <<'PY'
+import re, sys
+text = open(sys.argv[1]).read()
+rps = float(re.search(r"Requests/sec:\s+([0-9.]+)", text).group(1))
+p99 = re.search(r"99%\s+([0-9.]+)(us|ms|s)\b", text)
+factor = {"us": 0.001, "ms": 1, "s": 1000}[p99.group(2)]
+errors = re.search(r"Non-2xx or 3xx responses: (\d+)", text)
+print(f"{rps:.0f} {float(p99.group(1)) * factor:.2f}" + (f" non2xx={errors.group(1)}" if errors else ""))
+PY
+}
+miss_run() {  # URL_PREFIX_FILE -> "images/s p99_ms failures"
+  local start end
+  start=$(date +%s.%N)
+  xargs -P 8 -I{} curl -s -o /dev/null -w "%{http_code} %{time_total}\n" "{}" < "$1" > "$work/miss.txt"
+  end=$(date +%s.%N)
+  python3 - "$work/miss.txt" "$start" "$end" <<'PY'
+import sys
+rows = [line.split() for line in open(sys.argv[1])]
+times = sorted(float(t) * 1000 for code, t in rows)
+ok = sum(1 for code, _ in rows if code == "200")
+elapsed = float(sys.argv[3]) - float(sys.argv[2])
+print(f"{len(rows) / elapsed:.1f} {times[int(0.99 * (len(times) - 1))]:.0f} failures={len(rows) - ok}")
+PY
+}
+
+echo
+echo "== misses: $misses distinct sources at 256 px, 8 concurrent =="
+for n in $(seq 0 $last); do echo "http://127.0.0.1:$serve_port$(path "http://127.0.0.1:$origin_port/photos/$n.jpg")"; done > "$work/serve-miss.txt"
+for n in $(seq 0 $last); do echo "http://127.0.0.1:$filter_port/resize/photos/$n.jpg"; done > "$work/filter-miss.txt"
+thumbcache_miss=$(miss_run "$work/serve-miss.txt")
+filter_miss=$(miss_run "$work/filter-miss.txt")
+echo "thumbcache serve:     $thumbcache_miss   (images/s, p99 ms)"
+echo "nginx image_filter:   $filter_miss"
+echo "thumbcache serve peak RSS after the misses: $(hwm "$serve_pid")"
+
+echo
+echo "== disk hits: the same $misses thumbnails, memory cache 1 MiB =="
+kill -TERM "$serve_pid"; wait "$serve_pid" 2>/dev/null || true
+"$bin" serve --port "$serve_port" --allow-loopback-sources --cache-dir "$work/cache" --memory-cache-size 1MiB --queue 512 2>"$work/serve2.log" &
+serve_pid=$!; pids+=("$serve_pid")
+for _ in $(seq 1 100); do grep -q "serving on" "$work/serve2.log" && break; sleep 0.1; done
+python3 - "$work/serve-miss.txt" "$serve_port" > "$work/rotate.lua" <<'PY'
+import sys
+paths = [line.strip().split(f":{sys.argv[2]}", 1)[1] for line in open(sys.argv[1])]
+print("local paths = {" + ",".join(f'"{p}"' for p in paths) + "}")
+print("local i = 0\nrequest = function()\n  i = i % #paths + 1\n  return wrk.format('GET', paths[i])\nend")
+PY
+echo "thumbcache serve:     $(wrk_run "http://127.0.0.1:$serve_port/" "$work/rotate.lua")   (req/s, p99 ms)"
+
+echo
+echo "== hits: one 256 px thumbnail, wrk -t2 -c64 -d${duration}s =="
+hit=$(path "http://127.0.0.1:$origin_port/p0.jpg")
+curl -s -o "$work/static/thumb.jpg" "http://127.0.0.1:$serve_port$hit"
+curl -s -o /dev/null "http://127.0.0.1:$serve_port$hit"
+curl -s -o /dev/null "http://127.0.0.1:$filter_port/cached/p0.jpg"
+echo "thumbnail: $(stat -c %s "$work/static/thumb.jpg") bytes"
+thumbcache_hit=$(wrk_run "http://127.0.0.1:$serve_port$hit")
+static_hit=$(wrk_run "http://127.0.0.1:$static_port/thumb.jpg")
+filter_hit=$(wrk_run "http://127.0.0.1:$filter_port/cached/p0.jpg")
+echo "thumbcache serve (memory hit):     $thumbcache_hit   (req/s, p99 ms)"
+echo "nginx static file:                 $static_hit"
+echo "nginx proxy_cache + image_filter:  $filter_hit"
+python3 -c "import sys; a=float(sys.argv[1]); b=float(sys.argv[2]); print(f'thumbcache / nginx static: {a/b:.2f}x')" "${thumbcache_hit%% *}" "${static_hit%% *}"
+
+echo
+echo "== peak RSS (VmHWM) =="
+echo "thumbcache serve (disk-hit and hit runs): $(hwm "$serve_pid")"
+for pid in $(pgrep -P "$(cat "$work/nginx/nginx.pid")"); do echo "nginx worker $pid: $(hwm "$pid")"; done
