@@ -8,7 +8,7 @@
 #   misses:    200 distinct sources (the corpus photos of 4 to 24 MP, each under several names) at 256 px,
 #              8 at a time: images/s and p99, thumbcache vs nginx image_filter (2 workers) from the same origin
 #   peak RSS (VmHWM) of each server.
-# thumbor is not run (see docs/pending/serve.md). Usage: scripts/bench-serve.sh [DURATION_SECONDS]
+# thumbor is not run (see docs/benchmarks.md, "thumbcache serve"). Usage: scripts/bench-serve.sh [DURATION_SECONDS]
 # (THUMBCACHE_BIN=path skips the release build and uses that binary.)
 set -euo pipefail
 cd "$(dirname "$0")/.."
