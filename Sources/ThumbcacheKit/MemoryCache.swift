@@ -29,13 +29,25 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
         var oldest: Node?
         var newest: Node?
         var totalCost = 0
+        var limits: Limits
     }
 
-    public let limits: Limits
-    private let state = Locked(State())
+    private let state: Locked<State>
 
     public init(limits: Limits = Limits()) {
-        self.limits = limits
+        state = Locked(State(limits: limits))
+    }
+
+    /// The limits in force: `setTotalCostLimit` lowers and restores the byte bound under memory pressure.
+    public var limits: Limits { state.withLock { $0.limits } }
+
+    /// Changes the byte bound (the per-entry cap stays) and evicts least recently used entries down to it:
+    /// how a server gives memory back when the machine needs it, as NSCache does.
+    public func setTotalCostLimit(_ totalCost: Int) {
+        state.withLock { state in
+            state.limits.totalCost = max(0, totalCost)
+            Self.evictOverLimits(&state)
+        }
     }
 
     public func value(forKey key: Key) -> Value? {
@@ -54,16 +66,12 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
                 Self.unlink(old, &state)
                 state.totalCost -= old.cost
             }
-            guard cost <= limits.entryCost else { return false }
+            guard cost <= state.limits.entryCost else { return false }
             let node = Node(key: key, value: value, cost: cost)
             state.nodes[key] = node
             Self.append(node, &state)
             state.totalCost += cost
-            while state.totalCost > limits.totalCost || state.nodes.count > limits.count, let oldest = state.oldest {
-                state.nodes.removeValue(forKey: oldest.key)
-                Self.unlink(oldest, &state)
-                state.totalCost -= oldest.cost
-            }
+            Self.evictOverLimits(&state)
             return true
         }
     }
@@ -98,6 +106,14 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
                 node = current.newer
             }
             return keys
+        }
+    }
+
+    private static func evictOverLimits(_ state: inout State) {
+        while state.totalCost > state.limits.totalCost || state.nodes.count > state.limits.count, let oldest = state.oldest {
+            state.nodes.removeValue(forKey: oldest.key)
+            unlink(oldest, &state)
+            state.totalCost -= oldest.cost
         }
     }
 

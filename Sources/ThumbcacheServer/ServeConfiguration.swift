@@ -41,6 +41,9 @@ public struct ServeConfiguration: Sendable {
     /// response): a client that sends its headers slowly is cut.
     public var headerTimeout: Duration = .seconds(10)
 
+    /// The PSI file watched for memory pressure (the memory cache shrinks while it is high); nil: not watched.
+    public var memoryPressureFile: String? = "/proc/pressure/memory"
+
     public init() {}
 
     /// Why this configuration must not start, or nil.
@@ -53,6 +56,11 @@ public struct ServeConfiguration: Sendable {
         if !(1...ThumbnailRequest.maxSize).contains(maxSize) { return "--max-size must be 1...\(ThumbnailRequest.maxSize)" }
         if workers < 1 || queue < 0 { return "--workers must be at least 1 and --queue at least 0" }
         if adminToken?.isEmpty == true { return "--admin-token must not be empty" }
+        if demo && !allowLoopbackSources && !Self.isLoopback(host) {
+            // The demo fetches its samples from this server over loopback, which opens loopback sources.
+            return "--demo opens loopback sources (it fetches its samples from this server): bind it to 127.0.0.1, "
+                + "or pass --allow-loopback-sources to accept that on \(host)"
+        }
         return nil
     }
 

@@ -53,6 +53,9 @@ public struct ThumbcacheService: Sendable {
                 router: metricsRouter, configuration: .init(address: .hostname(configuration.host, port: metricsPort)),
                 onServerRunning: { channel in await onListening(channel.localAddress?.port ?? 0) }, logger: logger))
         }
+        if let file = configuration.memoryPressureFile {
+            services.append(MemoryPressureMonitor(cache: routes.pipeline.memory, pressureFile: URL(fileURLWithPath: file)))
+        }
         services.append(StopMarker(routes: routes))
         var groupConfiguration = ServiceGroupConfiguration(
             services: services.map { .init(service: $0) }, gracefulShutdownSignals: gracefulShutdownSignals, logger: logger)

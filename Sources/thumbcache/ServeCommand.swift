@@ -102,8 +102,15 @@ struct ServeCommand: AsyncParsableCommand {
         "Close a connection whose request head has not arrived whole within this many seconds (default: 10).", flag: "header-timeout")))
     var headerTimeout: Double?
 
-    @Option(help: ArgumentHelp(EnvironmentFallback.help("Memory cache size, e.g. 256MiB (default: 64MiB).", flag: "memory-cache-size"), valueName: "size"))
+    @Option(help: ArgumentHelp(EnvironmentFallback.help(
+        "Memory cache size, e.g. 256MiB (default: an eighth of the cgroup's memory limit, 16MiB-1GiB; 64MiB without a limit).",
+        flag: "memory-cache-size"), valueName: "size"))
     var memoryCacheSize: String?
+
+    @Option(help: ArgumentHelp(EnvironmentFallback.help(
+        "Pressure stall file watched to shrink the memory cache while the machine is short of memory; \"\" turns it off (default: /proc/pressure/memory).",
+        flag: "memory-pressure-file"), valueName: "path"))
+    var memoryPressureFile: String?
 
     @OptionGroup var cache: CacheOptions
 
@@ -125,7 +132,9 @@ struct ServeCommand: AsyncParsableCommand {
             guard let bytes = try? ByteCount(parsing: size) else {
                 throw Console.Failure(description: "--memory-cache-size \(size) is not a size", exitCode: Console.Status.usage)
             }
-            pipelineConfiguration.memoryLimits.totalCost = Int(bytes.bytes)
+            pipelineConfiguration.memoryLimits = .init(totalCost: Int(bytes.bytes))
+        } else {
+            pipelineConfiguration.memoryLimits = .init(totalCost: CgroupMemoryLimit.suggestedCacheSize(limit: CgroupMemoryLimit.read()))
         }
         let service = try ThumbcacheService(configuration: configuration, pipeline: pipelineConfiguration) { message in
             Console.error(message)
@@ -168,6 +177,9 @@ struct ServeCommand: AsyncParsableCommand {
         }
         if let seconds = try EnvironmentFallback.value(headerTimeout, flag: "header-timeout") {
             configuration.headerTimeout = try Self.duration(seconds, "header-timeout")
+        }
+        if let file = try EnvironmentFallback.value(memoryPressureFile, flag: "memory-pressure-file") {
+            configuration.memoryPressureFile = file.isEmpty ? nil : file
         }
         configuration.adminToken = try EnvironmentFallback.value(adminToken, flag: "admin-token")
         configuration.demo = EnvironmentFallback.flag(demo, flag: "demo")
