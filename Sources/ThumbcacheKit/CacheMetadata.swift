@@ -62,7 +62,7 @@ public struct CacheMetadata: Codable, Sendable, Equatable {
         /// Whether it has an alpha channel: its default thumbnail format is then PNG, else JPEG.
         public var alpha: Bool
 
-        public init(format: String, width: Int, height: Int, bytes: Int, alpha: Bool) {
+        public init(format: String, width: Int, height: Int, bytes: Int, alpha: Bool = false) {
             (self.format, self.width, self.height, self.bytes, self.alpha) = (format, width, height, bytes, alpha)
         }
     }
