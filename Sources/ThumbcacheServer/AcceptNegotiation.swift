@@ -18,7 +18,7 @@ public struct AcceptNegotiation: Sendable, Equatable {
             guard let type = fields.first?.trimmingCharacters(in: .whitespaces).lowercased(), !type.isEmpty else { continue }
             var q = 1.0
             for parameter in fields.dropFirst() {
-                let pair = parameter.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+                let pair = parameter.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
                 guard pair.count == 2, pair[0].lowercased() == "q" else { continue }
                 // An unreadable or out-of-range q refuses nothing and asks for nothing: read as 0.
                 q = Double(pair[1]).flatMap { (0...1).contains($0) ? $0 : nil } ?? 0
