@@ -3,7 +3,8 @@ import Foundation
 /// Value 0 of every cache entry: what was fetched, when, with which caching headers, and what is stored.
 /// JSON, documented in docs/disk-layout.md, so other tools can read it.
 public struct CacheMetadata: Codable, Sendable, Equatable {
-    public static let currentVersion = 1
+    // 2: `thumbnails` (several formats per ladder size) replaces `variants`; `original.alpha`.
+    public static let currentVersion = 2
 
     public var version = CacheMetadata.currentVersion
     /// The normalised source URL (`http(s)://…` or `file:///…`).
@@ -15,25 +16,65 @@ public struct CacheMetadata: Codable, Sendable, Equatable {
     public var requestTime: Double
     public var responseTime: Double
     public var original: Original
-    /// Ladder sizes whose thumbnails are stored, ascending.
-    public var variants: [Int]
+    /// The stored thumbnails, one item per ladder size that has any, ascending by size.
+    public var thumbnails: [StoredSize]
+
+    /// Ladder sizes with at least one stored thumbnail, ascending.
+    public var variants: [Int] { thumbnails.map(\.size) }
+
+    /// One ladder size's DiskLru value: its thumbnails in several formats, packed back to back in this order.
+    public struct StoredSize: Codable, Sendable, Equatable {
+        public var size: Int
+        public var parts: [Part]
+
+        public struct Part: Codable, Sendable, Equatable {
+            /// "jpeg", "png", "webp" or "avif".
+            public var format: String
+            public var bytes: Int
+        }
+
+        /// Where `format`'s bytes are in the value, or nil when that format is not stored.
+        public func range(of format: String) -> Range<Int>? {
+            var offset = 0
+            for part in parts {
+                if part.format == format { return offset..<offset + part.bytes }
+                offset += part.bytes
+            }
+            return nil
+        }
+
+        /// The value's whole length: every part.
+        public var totalBytes: Int { parts.reduce(0) { $0 + $1.bytes } }
+    }
+
+    /// The stored thumbnail formats of `size`, in value order.
+    public func formats(ofSize size: Int) -> [String] {
+        thumbnails.first { $0.size == size }?.parts.map(\.format) ?? []
+    }
 
     public struct Original: Codable, Sendable, Equatable {
-        /// "jpeg" or "png", sniffed from the bytes.
+        /// "jpeg", "png", "webp", "gif" or "avif", sniffed from the bytes.
         public var format: String
         /// Upright dimensions (after EXIF orientation).
         public var width: Int
         public var height: Int
         public var bytes: Int
+        /// Whether it has an alpha channel: its default thumbnail format is then PNG, else JPEG.
+        public var alpha: Bool
+
+        public init(format: String, width: Int, height: Int, bytes: Int, alpha: Bool = false) {
+            (self.format, self.width, self.height, self.bytes, self.alpha) = (format, width, height, bytes, alpha)
+        }
     }
 
-    public init(url: String, headers: [String: String], requestTime: Date, responseTime: Date, original: Original, variants: [Int] = []) {
+    public init(url: String, headers: [String: String], requestTime: Date, responseTime: Date, original: Original,
+                thumbnails: [StoredSize] = []) {
         self.url = url
         self.headers = headers
         self.requestTime = requestTime.timeIntervalSince1970
         self.responseTime = responseTime.timeIntervalSince1970
         self.original = original
-        self.variants = variants
+        self.thumbnails = thumbnails
     }
 
     /// The header names kept (RFC 9111 needs these to judge freshness and to revalidate).

@@ -196,7 +196,8 @@ final class HTTPFetcher: Sendable {
         let url = source.url
         var request = HTTPClientRequest(url: location.url)
         request.headers.add(name: "User-Agent", value: "thumbcache/\(ThumbnailPipeline.version)")
-        request.headers.add(name: "Accept", value: "image/jpeg, image/png;q=0.9, */*;q=0.1")
+        // Every format the decoders read, so an origin that negotiates may send the smaller AVIF or WebP.
+        request.headers.add(name: "Accept", value: "image/avif,image/webp,image/png,image/jpeg,image/gif;q=0.8,*/*;q=0.5")
         // Images are compressed already; a content-coded body would only be one more thing to undo.
         request.headers.add(name: "Accept-Encoding", value: "identity")
         for (name, value) in conditional { request.headers.add(name: name, value: value) }

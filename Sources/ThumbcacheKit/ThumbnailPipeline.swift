@@ -18,7 +18,8 @@ public enum FetchPolicy: String, Sendable {
 ///
 /// A request is answered from the memory cache, else from the disk entry (if fresh, or after a 304), else
 /// from a download. Concurrent requests for one source share one download; for one source and size, one
-/// decode and resize. Each source is one DiskLru entry: metadata, original, one thumbnail per ladder size.
+/// decode and resize. Each source is one DiskLru entry: metadata, original, one value per ladder size holding
+/// that size's thumbnails in each format asked for.
 public final class ThumbnailPipeline: Sendable {
     public static let version = "0.2.0"
 
@@ -224,12 +225,12 @@ public final class ThumbnailPipeline: Sendable {
             var metadata = CacheMetadata(
                 url: source.normalized, headers: headers, requestTime: requestTime, responseTime: responseTime,
                 original: .init(format: info.format.rawValue, width: info.orientedWidth, height: info.orientedHeight,
-                                bytes: original.byteCount))
+                                bytes: original.byteCount, alpha: info.hasAlpha))
             let storable = Storability.allows(headers)
             if let stored {
                 // The same bytes again (e.g. the origin ignored our validators): keep the stored thumbnails.
                 if storable, (try? stored.hasOriginal(equalTo: original)) == true {
-                    metadata.variants = stored.metadata.variants
+                    metadata.thumbnails = stored.metadata.thumbnails
                     try store.updateMetadata(key: key, metadata)
                     return Origin(metadata: metadata, servedFrom: .network, downloaded: nil, downloadedBytes: original.byteCount,
                                   storable: true, entry: stored)
@@ -298,10 +299,10 @@ public final class ThumbnailPipeline: Sendable {
         async throws -> ThumbnailResult
     {
         let downloadedBytes = origin.servedFrom == .network ? origin.downloadedBytes : 0
-        // A stored thumbnail of this size: no decode at all.
-        if fit == .contain, let entry = origin.entry, let data = try store.variant(size, of: entry),
-           let stored = ImageFormat.sniff(data), format == nil || format == stored,
-           let info = try? thumbnailer.probe(data) {
+        // A stored thumbnail of this size and format: no decode at all.
+        if fit == .contain, let entry = origin.entry,
+           let data = try store.variant(size, format: format ?? Self.defaultFormat(entry.metadata.original), of: entry),
+           let stored = ImageFormat.sniff(data), let info = try? thumbnailer.probe(data) {
             return ThumbnailResult(data: data, format: stored, width: info.orientedWidth, height: info.orientedHeight,
                                    servedFrom: origin.servedFrom, source: source.normalized, cacheKey: key,
                                    bytesDownloaded: downloadedBytes, rendered: false, staleBecause: origin.staleBecause)
@@ -312,7 +313,7 @@ public final class ThumbnailPipeline: Sendable {
         if fit == .cover || store.ladder.valueIndex(of: size) == nil, let entry = origin.entry,
            let rung = store.ladder.rungs(atLeast: Self.containSize(covering: size, fit: fit, entry.metadata.original))
                .first(where: entry.metadata.variants.contains),
-           let variant = try store.variant(rung, of: entry) {
+           let variant = try store.anyVariant(rung, of: entry) {
             input = .data(variant)
         } else if let downloaded = origin.downloaded {
             input = downloaded.image
@@ -350,16 +351,20 @@ public final class ThumbnailPipeline: Sendable {
                                staleBecause: origin.staleBecause, notCachedBecause: notCachedBecause)
     }
 
+    /// The format of a thumbnail asked for without one (what the thumbnailer picks): PNG keeps alpha.
+    static func defaultFormat(_ original: CacheMetadata.Original) -> ImageFormat {
+        original.alpha ? .png : .jpeg
+    }
+
     /// Stores a new thumbnail (with its original, if just downloaded). A failure to store (a full disk) does
     /// not fail the request: the thumbnail is good, and the result says why it was not cached.
     private func keep(_ thumbnail: Thumbnail, of origin: Origin, key: String, size: Int, fit: FitMode, format: ImageFormat?)
         -> (stored: Int, notCachedBecause: String?)
     {
         guard origin.storable else { return (0, nil) }
-        // Ladder sizes in the default format are kept on disk; anything else lives in memory only.
-        let defaultFormat: ImageFormat = thumbnail.sourceInfo.hasAlpha ? .png : .jpeg
-        let keep = fit == .contain && store.ladder.valueIndex(of: size) != nil && (format ?? defaultFormat) == defaultFormat
-            ? (size: size, data: thumbnail.data) : nil
+        // Ladder sizes are kept on disk, in every format asked for; anything else lives in memory only.
+        let keep = fit == .contain && store.ladder.valueIndex(of: size) != nil
+            ? StoredThumbnail(size: size, format: thumbnail.format, data: thumbnail.data) : nil
         do throws(PipelineError) {
             if let downloaded = origin.downloaded {
                 return (try store.save(key: key, metadata: origin.metadata, original: downloaded, thumbnail: keep), nil)

@@ -2,12 +2,15 @@ import DiskLru
 import Foundation
 import ImageDecode
 
-/// The disk layout: one DiskLru entry per source, values [metadata JSON, original bytes, one thumbnail per
-/// ladder size]. An absent thumbnail is an empty value, listed nowhere in the metadata. New thumbnails are
-/// added with `setPartialData`, so the original is never rewritten for them.
+/// The disk layout: one DiskLru entry per source, values [metadata JSON, original bytes, one value per ladder
+/// size]. A ladder size's value holds that size's thumbnails in every stored format, back to back, in the order
+/// the metadata lists them with their lengths (`CacheMetadata.thumbnails`); a size with none is an empty value.
+/// A new thumbnail rewrites only its size's value and the metadata (`setPartialData`): never the original.
 final class ThumbnailStore: Sendable {
-    // 2: thumbnails of ICC-tagged sources are converted to sRGB; older entries are wiped, not served.
-    static let appVersion = 2
+    // 2: thumbnails of ICC-tagged sources are converted to sRGB.
+    // 3: several formats per ladder size in one value. DiskLru wipes its own files of an older appVersion at open,
+    //    so entries of 2 and earlier are dropped, never misread.
+    static let appVersion = 3
     static let metadataIndex = 0
     static let originalIndex = 1
 
@@ -109,21 +112,35 @@ final class ThumbnailStore: Sendable {
         }
     }
 
-    func variant(_ size: Int, of entry: Entry) throws(PipelineError) -> Data? {
-        guard entry.metadata.variants.contains(size), let index = ladder.valueIndex(of: size) else { return nil }
+    /// The stored thumbnail of `size` in `format`: a slice of that size's value. Nil when it is not stored, or
+    /// when the value's length disagrees with the metadata (a damaged entry is rendered again, not misread).
+    func variant(_ size: Int, format: ImageFormat, of entry: Entry) throws(PipelineError) -> Data? {
+        guard let stored = entry.metadata.thumbnails.first(where: { $0.size == size }),
+              let range = stored.range(of: format.rawValue), let index = ladder.valueIndex(of: size),
+              entry.snapshot.length(at: index) == Int64(stored.totalBytes) else { return nil }
         do {
             let data = try entry.snapshot.data(at: index)
-            return data.isEmpty ? nil : data
+            guard data.count == stored.totalBytes, !range.isEmpty else { return nil }
+            return data.subdata(in: range)
         } catch {
             throw .cache(error)
         }
+    }
+
+    /// Some stored thumbnail of `size` to resize from, preferring the formats that decode fastest and losslessly.
+    func anyVariant(_ size: Int, of entry: Entry) throws(PipelineError) -> Data? {
+        let stored = Set(entry.metadata.formats(ofSize: size))
+        for format in [ImageFormat.png, .jpeg, .webp, .avif] where stored.contains(format.rawValue) {
+            if let data = try variant(size, format: format, of: entry) { return data }
+        }
+        return nil
     }
 
     /// Stores a freshly fetched original (dropping every thumbnail of the previous one), or, when
     /// `metadata` belongs to the stored fetch already, just adds the thumbnail.
     /// Returns the bytes written.
     @discardableResult
-    func save(key: String, metadata: CacheMetadata, original: FetchedOriginal, thumbnail: (size: Int, data: Data)?) throws(PipelineError) -> Int {
+    func save(key: String, metadata: CacheMetadata, original: FetchedOriginal, thumbnail: StoredThumbnail?) throws(PipelineError) -> Int {
         writeLock.lock()
         defer { writeLock.unlock() }
         try beginAccess()
@@ -133,15 +150,15 @@ final class ThumbnailStore: Sendable {
             defer { current?.snapshot.close() }
             if let current, current.metadata.responseTime == metadata.responseTime, current.metadata.url == metadata.url {
                 guard let thumbnail else { return 0 }
-                return try addVariantLocked(key: key, current: current.metadata, thumbnail: thumbnail)
+                return try addVariantLocked(key: key, current: current, thumbnail: thumbnail)
             }
             var stored = metadata
             // Every value is written, so a previous original's thumbnails become empty values.
             var values = [Data](repeating: Data(), count: ladder.valueCount)
-            stored.variants = []
+            stored.thumbnails = []
             if let thumbnail, let index = ladder.valueIndex(of: thumbnail.size) {
                 values[index] = thumbnail.data
-                stored.variants = [thumbnail.size]
+                stored.thumbnails = [.init(size: thumbnail.size, parts: [.init(format: thumbnail.format.rawValue, bytes: thumbnail.data.count)])]
             }
             values[Self.metadataIndex] = stored.encoded()
             guard let editor = try cache.edit(key) else { throw DiskLruError.editInProgress(key: key) }
@@ -171,7 +188,7 @@ final class ThumbnailStore: Sendable {
 
     /// Adds a thumbnail to the stored entry of the same fetch; a no-op if the entry changed meanwhile.
     @discardableResult
-    func addVariant(key: String, fetchedAt responseTime: Double, thumbnail: (size: Int, data: Data)) throws(PipelineError) -> Int {
+    func addVariant(key: String, fetchedAt responseTime: Double, thumbnail: StoredThumbnail) throws(PipelineError) -> Int {
         writeLock.lock()
         defer { writeLock.unlock() }
         try beginAccess()
@@ -179,16 +196,32 @@ final class ThumbnailStore: Sendable {
         guard let current = try entry(forKey: key) else { return 0 }
         defer { current.snapshot.close() }
         guard current.metadata.responseTime == responseTime else { return 0 }
-        return try addVariantLocked(key: key, current: current.metadata, thumbnail: thumbnail)
+        return try addVariantLocked(key: key, current: current, thumbnail: thumbnail)
     }
 
-    private func addVariantLocked(key: String, current: CacheMetadata, thumbnail: (size: Int, data: Data)) throws(PipelineError) -> Int {
-        guard let index = ladder.valueIndex(of: thumbnail.size), !current.variants.contains(thumbnail.size) else { return 0 }
-        var updated = current
-        updated.variants = (current.variants + [thumbnail.size]).sorted()
+    /// Appends the thumbnail to its size's value (rewriting that value whole, with the metadata, in one
+    /// `setPartialData`); a no-op when that size already has this format.
+    private func addVariantLocked(key: String, current: Entry, thumbnail: StoredThumbnail) throws(PipelineError) -> Int {
+        let format = thumbnail.format.rawValue
+        guard let index = ladder.valueIndex(of: thumbnail.size),
+              !current.metadata.formats(ofSize: thumbnail.size).contains(format) else { return 0 }
+        var updated = current.metadata
+        var value = Data()
+        var sized = CacheMetadata.StoredSize(size: thumbnail.size, parts: [])
+        if let position = updated.thumbnails.firstIndex(where: { $0.size == thumbnail.size }) {
+            let existing = updated.thumbnails[position]
+            do { value = try current.snapshot.data(at: index) } catch { throw .cache(error) }
+            // A value that disagrees with its metadata is replaced by the new thumbnail alone.
+            if value.count == existing.totalBytes { sized = existing } else { value = Data() }
+            updated.thumbnails.remove(at: position)
+        }
+        value.append(thumbnail.data)
+        sized.parts.append(.init(format: format, bytes: thumbnail.data.count))
+        updated.thumbnails.append(sized)
+        updated.thumbnails.sort { $0.size < $1.size }
         let metadata = updated.encoded()
         do {
-            try cache.setPartialData([Self.metadataIndex: metadata, index: thumbnail.data], forKey: key)
+            try cache.setPartialData([Self.metadataIndex: metadata, index: value], forKey: key)
         } catch {
             throw .cache(error)
         }
@@ -216,4 +249,11 @@ final class ThumbnailStore: Sendable {
     private func beginAccess() throws(PipelineError) {
         do { try cache.beginAccess() } catch { throw .cache(error) }
     }
+}
+
+/// A thumbnail on its way to the disk: a ladder size in one format.
+struct StoredThumbnail: Sendable {
+    var size: Int
+    var format: ImageFormat
+    var data: Data
 }

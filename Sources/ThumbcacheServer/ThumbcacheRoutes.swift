@@ -6,7 +6,8 @@ import ThumbcacheKit
 
 /// The service's routes on any Hummingbird router: an existing app mounts them with `register(on:)`.
 ///
-/// - `GET|HEAD /<signature>/<size>/<fit>/<source>[.<format>]`: a thumbnail (see `ThumbnailPath`).
+/// - `GET|HEAD /<signature>/<size>/<fit>/<source>[.<format>]`: a thumbnail (see `ThumbnailPath`); without a
+///   format, one negotiated from `Accept` (see `AcceptNegotiation`), sent with `Vary: Accept`.
 /// - `GET /healthz`: `ok`, or 503 while stopping. `GET /metrics`: Prometheus text (unless moved to its own port).
 /// - `POST /admin/purge/<source>` with `Authorization: Bearer <token>`, only with an admin token.
 /// - `/demo…`, only with `demo` (see `DemoPage`).
@@ -83,9 +84,13 @@ public final class ThumbcacheRoutes: Sendable {
                     ? "the signature does not match this path and the server's key"
                     : "signing is off: the signature segment must be \(URLSigner.unsigned)")
             }
-            let result = try await thumbnail(path)
+            // Without an extension the client's Accept picks the format; the pipeline's keys hold the chosen
+            // format (or the default), never the header, so differently spelled Accepts share one render.
+            let format = path.format ?? AcceptNegotiation(request.headers[.accept]).format
+            let result = try await thumbnail(path, format: format)
             metrics.thumbnail(result)
-            return responder.response(for: result, request: request, elapsed: started.duration(to: .now))
+            return responder.response(for: result, request: request, negotiated: path.format == nil,
+                                      elapsed: started.duration(to: .now))
         } catch {
             if let reason = error.refusalReason { metrics.refused(reason) }
             return error.response
@@ -94,13 +99,13 @@ public final class ThumbcacheRoutes: Sendable {
 
     /// The thumbnail of a checked path, within the request deadline. A request that times out stops waiting;
     /// the work goes on when other requests share it (and fills the cache).
-    func thumbnail(_ path: ThumbnailPath) async throws(ServeError) -> ThumbnailResult {
+    func thumbnail(_ path: ThumbnailPath, format: ImageFormat?) async throws(ServeError) -> ThumbnailResult {
         let source = try Self.source(path.source)
         let pipeline = self.pipeline
         let timeout = configuration.timeout
         do {
             return try await withThrowingTaskGroup(of: ThumbnailResult?.self) { group in
-                group.addTask { try await pipeline.thumbnail(for: source, size: path.size, fit: path.fit, format: path.format) }
+                group.addTask { try await pipeline.thumbnail(for: source, size: path.size, fit: path.fit, format: format) }
                 group.addTask {
                     try await Task.sleep(for: timeout)
                     return nil

@@ -45,7 +45,7 @@ public struct ThumbnailPath: Sendable, Equatable {
         if let dot = encoded.lastIndex(of: ".") {
             let name = encoded[encoded.index(after: dot)...]
             guard let format = Self.format(named: name) else {
-                throw .badRequest("format must be jpeg or png, got \"\(name.prefix(20))\"")
+                throw .badRequest("format must be jpeg, png, webp or avif, got \"\(name.prefix(20))\"")
             }
             self.format = format
             encoded = encoded[..<dot]
@@ -58,11 +58,7 @@ public struct ThumbnailPath: Sendable, Equatable {
     }
 
     static func format(named name: Substring) -> ImageFormat? {
-        switch name {
-        case "jpeg": .jpeg
-        case "png": .png
-        default: nil
-        }
+        ImageFormat(rawValue: String(name)).flatMap { $0.isEncodable ? $0 : nil }
     }
 
     /// The path a client requests.

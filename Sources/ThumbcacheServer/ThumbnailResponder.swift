@@ -12,8 +12,9 @@ struct ThumbnailResponder: Sendable {
     var minTTL: Int
     var maxTTL: Int
 
-    /// Whether the answer is a 304.
-    func response(for result: ThumbnailResult, request: Request, elapsed: Duration) -> Response {
+    /// `negotiated`: the format came from `Accept`, so shared caches must key on it (`Vary: Accept`, on the
+    /// 304 too); a URL with an extension answers the same to every client and sends no `Vary`.
+    func response(for result: ThumbnailResult, request: Request, negotiated: Bool, elapsed: Duration) -> Response {
         let etag = "\"" + (result.contentDigest ?? SHA256Digest.hex(bytes: result.data)).prefix(32) + "\""
         var headers: HTTPFields = [
             .eTag: etag,
@@ -22,10 +23,11 @@ struct ThumbnailResponder: Sendable {
             Self.serverTimingField: serverTiming(result, elapsed: elapsed),
         ]
         if let lastModified = result.lastModified { headers[.lastModified] = HTTPDate.format(lastModified) }
+        if negotiated { headers[.vary] = "Accept" }
         if ConditionalRequest(request.headers).isNotModified(etag: etag, lastModified: result.lastModified) {
             return Response(status: .notModified, headers: headers)
         }
-        headers[.contentType] = result.format == .png ? "image/png" : "image/jpeg"
+        headers[.contentType] = result.format.mimeType
         headers[.contentLength] = String(result.data.count)
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: result.data)))
     }

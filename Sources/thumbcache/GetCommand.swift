@@ -11,7 +11,9 @@ struct GetCommand: AsyncParsableCommand {
         discussion: """
             URL is an http(s) URL, a file:// URL or a path. The original and its thumbnails are cached \
             with HTTP semantics: a fresh entry is served with no request, a stale one is revalidated \
-            (If-None-Match / If-Modified-Since), a changed one is replaced.
+            (If-None-Match / If-Modified-Since), a changed one is replaced. Thumbnails of the ladder sizes \
+            (64, 128, 256, 512, 1024) are stored in every format asked for (jpeg, png, webp, avif), so a later get \
+            of the same size and format decodes nothing; other sizes are rendered from the nearest larger stored one.
 
             Exit codes: 0 success; 3 network error (timeout, refused, cut connection, host does not resolve, \
             too many redirects, redirect cycle); 4 HTTP status not 2xx (also 206 Partial Content, a redirect that \

@@ -11,8 +11,10 @@ struct ServeCommand: AsyncParsableCommand {
         abstract: "Serve thumbnails over HTTP: GET|HEAD /<signature>/<size>/<fit>/<source>[.<format>].",
         discussion: """
             <source> is the source URL as base64url without padding; <size> the longest side (contain) or the \
-            square's side (cover), 1 to --max-size; <fit> contain or cover; .<format> jpeg or png (default: jpeg, \
-            png when the image has transparency). <signature> is base64url(HMAC-SHA256(key, salt + the path after \
+            square's side (cover), 1 to --max-size; <fit> contain or cover; .<format> jpeg, png, webp or avif. \
+            Without .<format> the request's Accept chooses (answered with Vary: Accept): avif if it names \
+            image/avif, else webp if it names image/webp (a wildcard such as */* names neither), else jpeg, png \
+            when the image has transparency. <signature> is base64url(HMAC-SHA256(key, salt + the path after \
             the signature)) with --key and --salt (imgproxy's construction; see 'thumbcache sign'), else the \
             literal 'unsafe'. Every flag can also be set by its THUMBCACHE_* variable; the flag wins.
 

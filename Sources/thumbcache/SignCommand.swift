@@ -20,7 +20,7 @@ struct SignCommand: AsyncParsableCommand {
     @Option(help: "contain or cover (default: contain).")
     var fit: FitMode = .contain
 
-    @Option(help: "jpeg or png (default: the server chooses).")
+    @Option(help: "jpeg, png, webp or avif (default: the server chooses from the Accept header).")
     var format: ImageFormat?
 
     @Option(help: ArgumentHelp(EnvironmentFallback.help("HMAC key in hex.", flag: "key"), valueName: "hex"))

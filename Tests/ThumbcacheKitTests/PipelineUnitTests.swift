@@ -8,7 +8,7 @@ import Testing
         let now = Date()
         return CacheMetadata(url: url, headers: headers, requestTime: now.addingTimeInterval(-fetchedSecondsAgo - 1),
                              responseTime: now.addingTimeInterval(-fetchedSecondsAgo),
-                             original: .init(format: "jpeg", width: 1, height: 1, bytes: 1))
+                             original: .init(format: "jpeg", width: 1, height: 1, bytes: 1, alpha: false))
     }
 
     @Test func maxAgeWinsOverExpires() {

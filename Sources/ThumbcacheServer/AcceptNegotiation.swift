@@ -1,0 +1,41 @@
+import Foundation
+import ImageDecode
+
+/// Picks a thumbnail's format from a request's `Accept` header (RFC 9110 §12.5.1), for URLs without an extension:
+/// AVIF if the client accepts it, else WebP, else nil (the image's default: JPEG, or PNG when it has alpha).
+///
+/// AVIF and WebP count as accepted only when listed by name with a q-value above 0: browsers send `*/*` (and
+/// `image/*`) whether or not they decode either, so a wildcard never picks them. `q=0` refuses a type even when
+/// a wildcard would admit it. The answer is one of three classes, so the caches key on it, not on the header.
+public struct AcceptNegotiation: Sendable, Equatable {
+    /// Media types listed by name with their q-values (the highest when one is listed twice), lower-cased.
+    public private(set) var qualities: [String: Double] = [:]
+
+    public init(_ header: String?) {
+        guard let header else { return }
+        for range in header.split(separator: ",") {
+            let fields = range.split(separator: ";")
+            guard let type = fields.first?.trimmingCharacters(in: .whitespaces).lowercased(), !type.isEmpty else { continue }
+            var q = 1.0
+            for parameter in fields.dropFirst() {
+                let pair = parameter.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+                guard pair.count == 2, pair[0].lowercased() == "q" else { continue }
+                // An unreadable or out-of-range q refuses nothing and asks for nothing: read as 0.
+                q = Double(pair[1]).flatMap { (0...1).contains($0) ? $0 : nil } ?? 0
+            }
+            qualities[type] = max(qualities[type] ?? 0, q)
+        }
+    }
+
+    /// Whether `format` is listed by name with a q-value above 0 (wildcards do not count).
+    public func namesAccepted(_ format: ImageFormat) -> Bool {
+        (qualities[format.mimeType] ?? 0) > 0
+    }
+
+    /// The negotiated format: AVIF, then WebP, when named; nil leaves the image's default (JPEG or PNG).
+    public var format: ImageFormat? {
+        if namesAccepted(.avif) { return .avif }
+        if namesAccepted(.webp) { return .webp }
+        return nil
+    }
+}
