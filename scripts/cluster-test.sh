@@ -5,7 +5,7 @@
 # source URLs. Checks, in order:
 #   1. `thumbcache warm --server` through nginx fills the cluster (N sources at 2 sizes, no failure);
 #   2. nginx's placement matches scripts/simulate-cluster.py's ketama model for every logged request;
-#   3. after the nodes are stopped, each node's cache (disklru-inspect list) holds exactly the sources nginx
+#   3. after the nodes are stopped, each node's cache (`disklru list`, the DiskLru inspector) holds exactly the sources nginx
 #      sent it: every source on exactly one node (the split is printed);
 #   4. hits through nginx: p50/p99 latency of one request per source (keep-alive, sequential);
 #   5. kill -9 of one node: all its sources still answer 200 (from the next node on the ring), every other
@@ -24,10 +24,10 @@ nginx_bin=$(command -v nginx || echo /usr/sbin/nginx)
 [ -x "$nginx_bin" ] || { echo "needs nginx: apt-get install -y nginx" >&2; exit 2; }
 config=${CONFIG:-debug}
 case "$config" in debug|release) ;; *) echo "CONFIG must be debug or release" >&2; exit 64 ;; esac
-bin=$(swift build -c "$config" --show-bin-path)
-if [ ! -x "$bin/thumbcache" ] || [ ! -x "$bin/disklru-inspect" ]; then
+bin=$PWD/.build/$config
+if [ ! -x "$bin/thumbcache" ] || [ ! -x "$bin/disklru" ]; then
   swift build -c "$config" --product thumbcache >&2
-  swift build -c "$config" --product disklru-inspect >&2
+  swift build -c "$config" --product disklru >&2
 fi
 exec python3 - "$nginx_bin" "$bin" "$config" <<'PY'
 import base64, hashlib, http.client, json, os, shutil, signal, socket, statistics, subprocess, sys, tempfile, time
@@ -35,7 +35,7 @@ import base64, hashlib, http.client, json, os, shutil, signal, socket, statistic
 NGINX, BIN, CONFIG = sys.argv[1], sys.argv[2], sys.argv[3]
 sys.path.insert(0, "scripts")
 from loopback import free_ports, wait_for  # noqa: E402
-THUMBCACHE, INSPECT = os.path.join(BIN, "thumbcache"), os.path.join(BIN, "disklru-inspect")
+THUMBCACHE, INSPECT = os.path.join(BIN, "thumbcache"), os.path.join(BIN, "disklru")
 HOST = "127.0.0.1"
 SOURCES = int(os.environ.get("CLUSTER_SOURCES", "500"))
 SIZES = [int(s) for s in os.environ.get("CLUSTER_SIZES", "256,64").split(",")]
