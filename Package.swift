@@ -87,6 +87,7 @@ let package = Package(
             .product(name: "Prometheus", package: "swift-prometheus"),
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+            .product(name: "AsyncHTTPClient", package: "async-http-client"),
         ], resources: [.copy("Samples")]),
         .testTarget(name: "ThumbcacheServerTests", dependencies: [
             "ThumbcacheServer", "ThumbcacheKit", "ImageDecode", "thumbcache",

@@ -19,6 +19,8 @@ exec python3 - "$nginx_bin" <<'PY'
 import base64, http.client, json, os, random, shutil, signal, socket, subprocess, sys, tempfile, time
 
 NGINX = sys.argv[1]
+sys.path.insert(0, "scripts")
+from loopback import free_ports, wait_for  # noqa: E402
 # TEST_NODES / TEST_SOURCES widen the placement check for a one-off run (defaults 3 and 300).
 NODE_COUNT = int(os.environ.get("TEST_NODES", "3"))
 FAIL_TIMEOUT = 2  # seconds a failed upstream is skipped (short, so the restart check waits little)
@@ -35,14 +37,6 @@ def check(ok, text):
         failed += 1
         print(f"FAIL {text}")
 
-def free_ports(n):
-    sockets = [socket.socket() for _ in range(n)]
-    for s in sockets:
-        s.bind((HOST, 0))
-    ports = [s.getsockname()[1] for s in sockets]
-    for s in sockets:
-        s.close()
-    return ports
 
 UPSTREAM = r'''
 import json, sys
@@ -93,15 +87,6 @@ children = {}
 def start_upstream(name, port):
     children[name] = subprocess.Popen([sys.executable, "-c", UPSTREAM, name, str(port)])
 
-def wait_for(port, deadline=5.0):
-    end = time.monotonic() + deadline
-    while time.monotonic() < end:
-        try:
-            socket.create_connection((HOST, port), timeout=0.5).close()
-            return True
-        except OSError:
-            time.sleep(0.05)
-    return False
 
 def start_nginx(label, port, nodes, env):
     prefix = os.path.join(work, label)

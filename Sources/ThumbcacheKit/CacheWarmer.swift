@@ -44,6 +44,15 @@ public struct CacheWarmer: Sendable {
     /// kept), and the report says how far it got.
     public func run(_ urls: [String], onProgress: (WarmReport) -> Void = { _ in },
                     onFailure: (WarmReport.Failure) -> Void = { _ in }) async -> WarmReport {
+        await Self.run(urls, concurrency: concurrency, warm: { await self.warm($0) }, onProgress: onProgress, onFailure: onFailure)
+    }
+
+    /// The sliding window shared by every way of warming (this cache, or a running service through
+    /// `ServerWarmer`): `warm` does one URL; at most `concurrency` are in flight; cancelling stops the run.
+    public static func run(_ urls: [String], concurrency: Int, warm: @escaping @Sendable (String) async -> WarmReport.Outcome,
+                           onProgress: (WarmReport) -> Void = { _ in },
+                           onFailure: (WarmReport.Failure) -> Void = { _ in }) async -> WarmReport {
+        let concurrency = max(1, concurrency)
         var report = WarmReport(total: urls.count)
         let started = ContinuousClock.now
         await withTaskGroup(of: (String, WarmReport.Outcome).self) { group in
@@ -98,7 +107,8 @@ public struct CacheWarmer: Sendable {
 /// What a warm run did: outcome counts, and the first failures as a sample (the full list goes to
 /// `run`'s `onFailure`); also its progress while it runs.
 public struct WarmReport: Sendable, Encodable {
-    enum Outcome {
+    /// What warming one URL did.
+    public enum Outcome: Sendable {
         case fetched(downloaded: Int, stored: Int)
         case revalidated(stored: Int)
         case fresh(stored: Int)

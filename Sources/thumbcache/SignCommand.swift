@@ -23,28 +23,12 @@ struct SignCommand: AsyncParsableCommand {
     @Option(help: "jpeg, png, webp or avif (default: the server chooses from the Accept header).")
     var format: ImageFormat?
 
-    @Option(help: ArgumentHelp(EnvironmentFallback.help("HMAC key in hex.", flag: "key"), valueName: "hex"))
-    var key: String?
-
-    @Option(help: ArgumentHelp(EnvironmentFallback.help("Salt in hex.", flag: "salt"), valueName: "hex"))
-    var salt: String?
+    @OptionGroup var signing: SigningOptions
 
     func run() async throws {
         guard size >= 1 else { throw Console.Failure(description: "--size must be at least 1", exitCode: Console.Status.usage) }
-        let keyBytes = try EnvironmentFallback.value(key, flag: "key").map { hex in
-            guard let bytes = URLSigner.bytes(fromHex: hex), !bytes.isEmpty else {
-                throw Console.Failure(description: "--key must be hex digits", exitCode: Console.Status.usage)
-            }
-            return bytes
-        }
-        let saltBytes = try EnvironmentFallback.value(salt, flag: "salt").map { hex in
-            guard let bytes = URLSigner.bytes(fromHex: hex) else {
-                throw Console.Failure(description: "--salt must be hex digits", exitCode: Console.Status.usage)
-            }
-            return bytes
-        } ?? Data()
         var path = ThumbnailPath(signature: "", size: size, fit: fit, source: source, format: format)
-        path.signature = URLSigner(key: keyBytes, salt: saltBytes).signature(for: path.signedPart)
+        path.signature = try signing.signer().signature(for: path.signedPart)
         try Console.print(path.path)
     }
 }

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import ImageDecode
 import ThumbcacheKit
+import ThumbcacheServer
 
 /// `thumbcache warm`: fills the cache for a list of URLs ahead of traffic.
 struct WarmCommand: AsyncParsableCommand {
@@ -18,6 +19,13 @@ struct WarmCommand: AsyncParsableCommand {
 
             Decodes in flight share --total-decode-memory: each reserves its estimate (see --max-decode-memory) \
             before decoding and waits while the others hold too much.
+
+            With --server BASE_URL, a running `thumbcache serve` (or the balancer in front of several nodes) is \
+            warmed instead of a local cache: each URL and size is requested as BASE_URL/<signature>/<size>/contain/<source>, \
+            signed with --key and --salt (or THUMBCACHE_KEY and THUMBCACHE_SALT; without a key, 'unsafe'), so \
+            each source is stored on the node that owns it. A request answered with another status than 200 \
+            counts as failed with its status; "fetched" counts sources that a node downloaded, "already fresh" \
+            those it served from its memory or disk. The cache options do not apply.
 
             Exit codes: 0 every URL warmed; 1 some URLs failed (counted in the report, the first \
             \(WarmReport.failureSampleSize) listed; all of them in the --json report); 8 cache directory error; \
@@ -48,6 +56,12 @@ struct WarmCommand: AsyncParsableCommand {
     @Option(help: "Seconds between progress lines when stderr is not a terminal, between \(progressIntervalText).")
     var progressInterval: Double = 5
 
+    @Option(help: ArgumentHelp("Warm a running thumbcache serve (or its balancer) at this http(s) base URL instead of the local cache.",
+                               valueName: "base-url"))
+    var server: String?
+
+    @OptionGroup var signing: SigningOptions
+
     @OptionGroup var cache: CacheOptions
 
     @OptionGroup var fetch: FetchOptions
@@ -75,6 +89,9 @@ struct WarmCommand: AsyncParsableCommand {
 
     func validate() throws {
         _ = try parsedSizes()
+        if let server, URL(string: server)?.host == nil || !(server.hasPrefix("http://") || server.hasPrefix("https://")) {
+            throw ValidationError("--server takes an http(s) base URL, e.g. http://127.0.0.1:8080, got \"\(server)\"")
+        }
         guard Self.concurrencyRange.contains(concurrency) else {
             throw ValidationError("--concurrency must be between \(Self.concurrencyRange.lowerBound) and \(Self.concurrencyRange.upperBound)")
         }
@@ -91,6 +108,11 @@ struct WarmCommand: AsyncParsableCommand {
         let urls = try readList()
         // Opened first: a report that cannot be written stops the run before it starts.
         let reportFile = try json.map { path throws(FileOutput.Failure) in try WarmReportFile(path: path) }
+        if let server {
+            let warmer = ServerWarmer(baseURL: server, signer: try signing.signer(), sizes: try parsedSizes(), concurrency: concurrency)
+            try await warmAndReport(urls, reportFile: reportFile) { try await warmer.run(urls, onProgress: $0, onFailure: $1) }
+            return
+        }
         let pipeline = try cache.openPipeline { configuration in
             fetch.apply(to: &configuration)
             decode.apply(to: &configuration)
@@ -99,13 +121,21 @@ struct WarmCommand: AsyncParsableCommand {
             configuration.memoryLimits = .init(totalCost: 4 << 20, count: 256)
         }
         let warmer = CacheWarmer(pipeline: pipeline, sizes: try parsedSizes(), concurrency: concurrency)
-        let printer = ProgressPrinter.automatic(quiet: quiet, interval: .seconds(progressInterval))
+        try await warmAndReport(urls, reportFile: reportFile, afterRun: { await pipeline.close() }) {
+            await warmer.run(urls, onProgress: $0, onFailure: $1)
+        }
+    }
 
-        let work = Task { await warmer.run(urls, onProgress: printer.update, onFailure: { reportFile?.record($0) }) }
+    /// Runs `warm` with progress and a signal trap, prints the report, writes the JSON one, and exits as documented.
+    private func warmAndReport(_ urls: [String], reportFile: WarmReportFile?, afterRun: () async -> Void = {},
+                               _ warm: @escaping @Sendable (_ onProgress: @escaping @Sendable (WarmReport) -> Void,
+                                                            _ onFailure: @escaping @Sendable (WarmReport.Failure) -> Void) async throws -> WarmReport) async throws {
+        let printer = ProgressPrinter.automatic(quiet: quiet, interval: .seconds(progressInterval))
+        let work = Task { try await warm(printer.update, { reportFile?.record($0) }) }
         let trap = SignalTrap { _ in work.cancel() }
-        let report = await work.value
+        let report = try await work.value
         printer.finish()
-        await pipeline.close()
+        await afterRun()
 
         printReport(report, interruptedBy: trap.signal)
         var unwritten = false

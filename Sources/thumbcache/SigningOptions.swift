@@ -1,0 +1,29 @@
+import ArgumentParser
+import Foundation
+import ThumbcacheServer
+
+/// `--key` and `--salt` (or THUMBCACHE_KEY / THUMBCACHE_SALT), for commands that sign serve paths as the server checks them.
+struct SigningOptions: ParsableArguments {
+    @Option(help: ArgumentHelp(EnvironmentFallback.help("HMAC key in hex.", flag: "key"), valueName: "hex"))
+    var key: String?
+
+    @Option(help: ArgumentHelp(EnvironmentFallback.help("Salt in hex.", flag: "salt"), valueName: "hex"))
+    var salt: String?
+
+    /// The signer; without a key, paths are signed `unsafe`. A bad key or salt is a usage error.
+    func signer() throws -> URLSigner {
+        let keyBytes = try EnvironmentFallback.value(key, flag: "key").map { hex in
+            guard let bytes = URLSigner.bytes(fromHex: hex), !bytes.isEmpty else {
+                throw Console.Failure(description: "--key must be hex digits", exitCode: Console.Status.usage)
+            }
+            return bytes
+        }
+        let saltBytes = try EnvironmentFallback.value(salt, flag: "salt").map { hex in
+            guard let bytes = URLSigner.bytes(fromHex: hex) else {
+                throw Console.Failure(description: "--salt must be hex digits", exitCode: Console.Status.usage)
+            }
+            return bytes
+        } ?? Data()
+        return URLSigner(key: keyBytes, salt: saltBytes)
+    }
+}
