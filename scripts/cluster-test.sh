@@ -92,6 +92,8 @@ def stop(name, sig=signal.SIGTERM, wait=30):
         child.wait()
 
 def cleanup():
+    # nginx first, with QUIT: a killed master leaves its workers running (holding ports and our stdout).
+    stop("nginx", signal.SIGQUIT, 10)
     for name in list(children):
         stop(name, signal.SIGKILL, 5)
     if os.environ.get("CLUSTER_KEEP") != "1":
@@ -154,7 +156,8 @@ ThreadingHTTPServer(("127.0.0.1", port), Handler).serve_forever()
                FAIL_TIMEOUT=f"{FAIL_TIMEOUT}s", READ_TIMEOUT="90s")
     with open(conf, "w") as out:
         subprocess.run(["deploy/nginx-conf.sh", *nodes], env=env, stdout=out, check=True)
-    children["nginx"] = subprocess.Popen([NGINX, "-p", prefix, "-e", "logs/error.log", "-c", conf, "-g", "daemon off;"])
+    children["nginx"] = subprocess.Popen([NGINX, "-p", prefix, "-e", "logs/error.log", "-c", conf, "-g", "daemon off;"],
+                                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     check(wait_for(lb_port, 30), f"nginx ({subprocess.run([NGINX, '-v'], capture_output=True, text=True).stderr.strip()}) on {HOST}:{lb_port}")
 
     def log_lines(offset):
