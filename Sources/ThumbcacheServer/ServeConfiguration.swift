@@ -70,7 +70,10 @@ public struct ServeConfiguration: Sendable {
                      allowPrivate: allowPrivateSources)
     }
 
+    /// The bind address is loopback: `localhost`, or an address the source checks classify as loopback
+    /// (one classifier for both, so `127.1`-style spellings and `::1` agree).
     static func isLoopback(_ host: String) -> Bool {
-        host == "localhost" || host == "::1" || host == "[::1]" || host.hasPrefix("127.")
+        let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+        return bare == "localhost" || IPAddress(bare)?.kind == .loopback
     }
 }

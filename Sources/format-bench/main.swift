@@ -7,7 +7,10 @@ import Foundation
 import ImageDecode
 
 var arguments = Array(CommandLine.arguments.dropFirst())
-guard !arguments.isEmpty else { fatalError("usage: format-bench OUT_DIR [--size N] [--runs N] FILE...") }
+guard !arguments.isEmpty else {
+    FileHandle.standardError.write(Data("usage: format-bench OUT_DIR [--size N] [--runs N] FILE...\n".utf8))
+    exit(64)
+}
 let outDirectory = arguments.removeFirst()
 var size = 256, runs = 5
 var files: [String] = []
