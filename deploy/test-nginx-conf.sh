@@ -277,7 +277,13 @@ try:
     # 5. Restarted, after FAIL_TIMEOUT its sources come back to it.
     start_upstream(victim, int(victim_node.rsplit(":", 1)[1]))
     assert wait_for(int(victim_node.rsplit(":", 1)[1]))
-    time.sleep(FAIL_TIMEOUT + 0.5)
+    # nginx skips a failed node while `now - checked <= fail_timeout` in whole seconds, so it comes back
+    # between FAIL_TIMEOUT and FAIL_TIMEOUT + 1 s after its last failure (a fixed FAIL_TIMEOUT + 0.5 s sleep
+    # raced that, and failed on a loaded CI machine). Probe with one orphan, at most ~25 requests.
+    time.sleep(FAIL_TIMEOUT)
+    deadline = time.monotonic() + 5
+    while lb.request("GET", f"/unsafe/256/contain/{orphans[0]}")[1] != victim and time.monotonic() < deadline:
+        time.sleep(0.2)
     back = sum(1 for k in orphans if lb.request("GET", f"/unsafe/256/contain/{k}")[1] == victim)
     check(back == len(orphans), f"{victim} restarted: after FAIL_TIMEOUT ({FAIL_TIMEOUT} s) {back} of its {len(orphans)} sources are back on it")
     check(lb.request("GET", "/metrics")[0] == 404, "/metrics is not served through the balancer")
