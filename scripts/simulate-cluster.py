@@ -104,15 +104,18 @@ class Ring:
 
 
 # ----------------------------------------------------------------------------------------------------------
-# DiskLru model
+# A node: serve's memory cache in front of its DiskLru
 
 
 class DiskLruModel:
-    """One node's disk: entries by source, LRU order, bounded by bytes."""
+    """One node's disk as DiskLruCache keeps it: entries by source, LRU order, bounded by the sum of their value
+    lengths (the journal is not counted). A lookup that finds the entry (a snapshot) makes it the newest; after
+    each commit (a new entry, or a thumbnail added to one) the oldest entries are evicted until the total fits
+    (trimToSize, on DiskLru's cleanup queue right after the commit)."""
 
     def __init__(self, budget):
         self.budget = budget
-        self.entries = collections.OrderedDict()  # source -> [bytes, set of variants]
+        self.entries = collections.OrderedDict()  # source -> [bytes, set of variants stored]
         self.size = 0
         self.evictions = 0
 
@@ -122,8 +125,8 @@ class DiskLruModel:
             self.entries.move_to_end(source)
         return entry
 
-    def insert(self, source, nbytes, variant):
-        self.entries[source] = [nbytes, {variant}]
+    def insert(self, source, nbytes, variants):
+        self.entries[source] = [nbytes, set(variants)]
         self.size += nbytes
         self.trim()
 
@@ -140,11 +143,75 @@ class DiskLruModel:
             self.evictions += 1
 
 
+class MemoryCacheModel:
+    """serve's MemoryCache of encoded thumbnails: an LRU bounded by total bytes and by count (1000, serve's
+    default); a thumbnail over a tenth of the byte bound is not kept."""
+
+    def __init__(self, total, count=1000):
+        self.total, self.count, self.entry_cap = total, count, max(1, total // 10)
+        self.entries = collections.OrderedDict()  # (source, variant) -> bytes
+        self.size = 0
+
+    def get(self, key):
+        if key in self.entries:
+            self.entries.move_to_end(key)
+            return True
+        return False
+
+    def set(self, key, nbytes):
+        self.size -= self.entries.pop(key, 0)
+        if nbytes > self.entry_cap:
+            return
+        self.entries[key] = nbytes
+        self.size += nbytes
+        while self.size > self.total or len(self.entries) > self.count:
+            self.size -= self.entries.popitem(last=False)[1]
+
+
+# The metadata JSON (value 0): a base (URL, origin headers, times, the original's description) and a part per
+# stored thumbnail. Measured from the journals of scripts/cluster-evict-check.sh's nodes (see its report).
+METADATA_BYTES = 600
+METADATA_PER_THUMBNAIL = 0
+
+# serve's ladder (SizeLadder.standard): only these sizes, fit contain, are stored in the DiskLru entry;
+# other sizes and cover crops live in the memory cache only.
+LADDER = (64, 128, 256, 512, 1024)
+
+
+class NodeModel:
+    """One `thumbcache serve` node as ThumbnailPipeline answers a request: the memory cache (no disk access, so
+    the DiskLru order is not touched), else the DiskLru entry (a hit: made the newest, the thumbnail added if
+    not stored), else the origin (a new entry: metadata, original and the thumbnail). What was served then goes
+    into the memory cache. A variant is a (size, fit, format) tuple; on_disk says whether it is stored."""
+
+    def __init__(self, budget, memory=0, memory_count=1000, on_disk=lambda variant: True):
+        self.disk = DiskLruModel(budget)
+        self.memory = MemoryCacheModel(memory, memory_count) if memory else None
+        self.on_disk = on_disk
+
+    def request(self, source, variant, original_bytes, thumbnail_bytes):
+        """("memory" | "disk" | "network", whether a thumbnail was rendered)."""
+        if self.memory is not None and self.memory.get((source, variant)):
+            return "memory", False
+        stored = self.on_disk(variant)
+        entry = self.disk.lookup(source)
+        if entry is None:
+            variants = [variant] if stored else []
+            nbytes = METADATA_BYTES + METADATA_PER_THUMBNAIL * len(variants) + original_bytes
+            self.disk.insert(source, nbytes + (thumbnail_bytes if stored else 0), variants)
+            served, rendered = "network", True
+        else:
+            rendered = variant not in entry[1]
+            if stored and rendered:
+                self.disk.grow(source, entry, METADATA_PER_THUMBNAIL + thumbnail_bytes, variant)
+            served = "disk"
+        if self.memory is not None:
+            self.memory.set((source, variant), thumbnail_bytes)
+        return served, rendered
+
+
 # ----------------------------------------------------------------------------------------------------------
 # Workload
-
-
-METADATA_BYTES = 600  # the entry's metadata JSON value (value 0)
 
 
 def corpus_photo_sizes(manifest):
@@ -202,17 +269,17 @@ def source_key(index):
 
 
 def simulate(args, catalog, requests, nodes, balancing):
-    budget = args.budget
-    if balancing == "pooled":  # the ideal: one node with all the disk (no partitioning at all)
-        budget, nodes, balancing = budget * nodes, 1, "hash"
+    budget, memory = args.budget, args.memory_cache
+    if balancing == "pooled":  # the ideal: one node with all the disk and memory (no partitioning at all)
+        budget, memory, nodes, balancing = budget * nodes, memory * nodes, 1, "hash"
     servers = [f"thumbcache-{i + 1}:8080" for i in range(nodes)]  # ring names only; nothing is contacted
     ring = Ring(servers)
     keys = {}
-    disks = [DiskLruModel(budget) for _ in range(nodes)]
+    models = [NodeModel(budget, memory) for _ in range(nodes)]
     per_node_requests = [0] * nodes
     per_node_renders = [0] * nodes
     rng = random.Random(args.seed + 1)
-    counted = hits = renders = origin_bytes = thumbnail_bytes_served = 0
+    counted = hits = memory_hits = renders = origin_bytes = thumbnail_bytes_served = 0
     warmup = int(len(requests) * args.warmup)
     for n, (source, variant) in enumerate(requests):
         if balancing == "hash":
@@ -221,38 +288,29 @@ def simulate(args, catalog, requests, nodes, balancing):
                 index = keys[source] = ring.node_index(source_key(source))
         else:  # round-robin / random: every node sees every source
             index = rng.randrange(nodes)
-        disk = disks[index]
-        entry = disk.lookup(source)
         thumb = catalog.thumbs[source][variant]
-        measuring = n >= warmup
-        if entry is not None:
-            if variant not in entry[1]:
-                disk.grow(source, entry, thumb, variant)
-                if measuring:
-                    renders += 1
-                    per_node_renders[index] += 1
-            if measuring:
-                hits += 1
-        else:
-            original = catalog.originals[source]
-            disk.insert(source, METADATA_BYTES + original + thumb, variant)
-            if measuring:
-                origin_bytes += original
-                renders += 1
-                per_node_renders[index] += 1
-        if measuring:
-            counted += 1
-            per_node_requests[index] += 1
-            thumbnail_bytes_served += thumb
+        served, rendered = models[index].request(source, variant, catalog.originals[source], thumb)
+        if n < warmup:
+            continue
+        counted += 1
+        per_node_requests[index] += 1
+        thumbnail_bytes_served += thumb
+        hits += served != "network"
+        memory_hits += served == "memory"
+        renders += rendered
+        per_node_renders[index] += rendered
+        if served == "network":
+            origin_bytes += catalog.originals[source]
     return {
         "key_space": ring.shares(),
         "requests": counted,
         "hit_ratio": hits / counted,
+        "memory_ratio": memory_hits / counted,
         "origin_bytes": origin_bytes,
         "renders": renders,
         "served_bytes": thumbnail_bytes_served,
-        "stored_bytes": sum(d.size for d in disks),
-        "entries": sum(len(d.entries) for d in disks),
+        "stored_bytes": sum(m.disk.size for m in models),
+        "entries": sum(len(m.disk.entries) for m in models),
         "load": per_node_requests,
         "render_load": per_node_renders,
     }
@@ -294,7 +352,8 @@ def run_simulate(args):
     print(f"originals: {origin_note}, mean {human(sum(catalog.originals) / args.sources)}; "
           f"thumbnails: 2 sizes, medians {' and '.join(human(m) for m in args.thumb_medians)}, "
           f"requested {args.size_mix[0]}:{args.size_mix[1]}")
-    print(f"all sources with both thumbnails: {human(catalog_bytes)}; disk budget per node: {human(args.budget)}")
+    print(f"all sources with both thumbnails: {human(catalog_bytes)}; disk budget per node: {human(args.budget)}; "
+          f"memory cache per node: " + (f"{human(args.memory_cache)} (at most 1,000 thumbnails)" if args.memory_cache else "not modelled"))
     print()
     warm = int(args.requests * args.warmup)
     seen = {s for s, _ in requests[:warm]}
@@ -318,7 +377,7 @@ def run_simulate(args):
             busiest_renders = max(r["render_load"]) / (r["renders"] / len(r["render_load"]))
             label = {"hash": "ketama", "random": "random (no hash)", "pooled": "one disk of the same total"}[balancing]
             print(f"| {nodes} | {label} | {human(args.budget * nodes)} "
-                  f"| {r['hit_ratio']:.1%} | {human(r['origin_bytes'])} | {human(r['origin_bytes'] / r['requests'])} "
+                  f"| {r['hit_ratio']:.1%}" + (f" ({r['memory_ratio']:.1%} from memory)" if args.memory_cache else "") + f" | {human(r['origin_bytes'])} | {human(r['origin_bytes'] / r['requests'])} "
                   f"| {r['renders']:,} | " + ("— | — | — |" if balancing == "pooled" else
                                              f"{busiest_keys if balancing == 'hash' else 1:.2f} | {busiest:.2f} | {busiest_renders:.2f} |"))
             sys.stdout.flush()
@@ -395,17 +454,13 @@ def path_variant(uri):
     return "/".join(parts[2:4] + ([last.rsplit(".", 1)[1]] if "." in last else []))
 
 
-def trace_rows(handle, origin_root):
+def trace_rows(handle, original_size):
     """The requests of a real run, in order, as dicts with source, node, served, original_bytes,
     thumbnail_bytes and variant. Reads either a TSV with a header naming those columns, or the access log
-    of deploy/nginx-conf.sh (ACCESS_LOG=...), whose original sizes come from the files under origin_root
-    (the origin's document root: the source URL's path is looked up there)."""
+    of deploy/nginx-conf.sh (ACCESS_LOG=...), whose original sizes come from original_size(source URL)."""
     import base64
-    import urllib.parse
     first = handle.readline().rstrip("\n").split("\t")
     if len(first) >= 12 and first[0].replace(".", "").isdigit():  # an access log line, not a header
-        if not origin_root:
-            sys.exit("replay: an nginx access log needs --origin-root (where the origin's files are)")
         sizes = {}
         for f in itertools.chain([first], (line.rstrip("\n").split("\t") for line in handle)):
             if len(f) < 12:
@@ -414,12 +469,7 @@ def trace_rows(handle, origin_root):
             if key == uri or tried == "-" or method not in ("GET", "HEAD") or status not in ("200", "304"):
                 continue  # not a thumbnail, an error, or answered without a node
             if key not in sizes:
-                url = base64.urlsafe_b64decode(key + "=" * (-len(key) % 4)).decode("utf-8", "replace")
-                path = os.path.join(origin_root, urllib.parse.unquote(urllib.parse.urlsplit(url).path).lstrip("/"))
-                try:
-                    sizes[key] = os.path.getsize(path)
-                except OSError:
-                    sys.exit(f"replay: no file {path} for the source {url}")
+                sizes[key] = original_size(base64.urlsafe_b64decode(key + "=" * (-len(key) % 4)).decode("utf-8", "replace"))
             yield {"source": key, "node": tried, "served": served, "original_bytes": sizes[key],
                    "thumbnail_bytes": int(sent), "variant": path_variant(uri)}
         return
@@ -435,39 +485,87 @@ def trace_rows(handle, origin_root):
             yield row
 
 
+def original_sizes(args):
+    """A function from a source URL to its original's bytes: from --original-sizes (lines "URL<TAB>bytes") or
+    the file at the URL's path under --origin-root."""
+    import urllib.parse
+    if args.original_sizes:
+        with open(args.original_sizes, encoding="utf-8") as handle:
+            table = {url: int(n) for url, n in (line.rstrip("\n").split("\t")[:2] for line in handle if "\t" in line)}
+
+        def from_table(url):
+            if url not in table:
+                sys.exit(f"replay: {url} is not in {args.original_sizes}")
+            return table[url]
+        return from_table
+    if not args.origin_root:
+        sys.exit("replay: an nginx access log needs --original-sizes or --origin-root (for the originals' sizes)")
+
+    def from_files(url):
+        path = os.path.join(args.origin_root, urllib.parse.unquote(urllib.parse.urlsplit(url).path).lstrip("/"))
+        try:
+            return os.path.getsize(path)
+        except OSError:
+            sys.exit(f"replay: no file {path} for the source {url}")
+    return from_files
+
+
+def on_ladder(ladder):
+    """Whether a "<size>/<fit>[/<format>]" variant is stored in the DiskLru entry (a ladder size, fit contain)."""
+    def stored(variant):
+        size, fit = (variant.split("/") + [""])[:2]
+        return fit == "contain" and size.isdigit() and int(size) in ladder
+    return stored
+
+
 def run_replay(args):
-    """Replays a real run through the model and compares, request by request, the node and whether the
-    source was already on it. served is the node's X-Thumbcache value: network counts as a miss, anything
-    else (memory, disk, revalidated, stale) as a hit on an existing entry."""
+    """Replays a real run through the model and compares, request by request, the node and what the node did.
+    served is the node's X-Thumbcache value: network counts as a miss (the origin was asked), anything else
+    (memory, disk, revalidated, stale) as a hit. With --memory-cache the model has serve's memory cache and
+    memory/disk/network are compared too."""
     servers, alias = node_names(args.nodes)
     ring = Ring(servers)
-    disks = {server: DiskLruModel(args.budget) for server in servers}
+    models = {server: NodeModel(args.budget, args.memory_cache, on_disk=on_ladder(args.ladder)) for server in servers}
     handle = sys.stdin if args.trace == "-" else open(args.trace, encoding="utf-8")
-    total = node_agree = outcome_agree = real_hits = model_hits = 0
-    for row in trace_rows(handle, args.origin_root):
+    total = node_agree = outcome_agree = served_agree = real_hits = model_hits = real_origin = model_origin = 0
+    disagreements = []
+    for row in trace_rows(handle, original_sizes(args)):
         node = row["node"].split(", ")[-1]  # nginx's $upstream_addr lists every node tried
         source, observed = row["source"], alias.get(node, node)
         predicted = ring.node(source)
-        disk = disks[predicted]
-        entry = disk.lookup(source)
-        variant, thumb = row["variant"], row["thumbnail_bytes"]
-        model_hit = entry is not None
-        if entry is None:
-            disk.insert(source, METADATA_BYTES + row["original_bytes"] + thumb, variant)
-        elif variant not in entry[1]:
-            disk.grow(source, entry, thumb, variant)
-        real_hit = row["served"] != "network"
+        served, _ = models[predicted].request(source, row["variant"], row["original_bytes"], row["thumbnail_bytes"])
+        real_hit, model_hit = row["served"] != "network", served != "network"
         total += 1
         node_agree += predicted == observed
         outcome_agree += model_hit == real_hit
+        served_agree += served == row["served"]
         real_hits += real_hit
         model_hits += model_hit
+        real_origin += 0 if real_hit else row["original_bytes"]
+        model_origin += 0 if model_hit else row["original_bytes"]
+        if predicted != observed or model_hit != real_hit or (args.memory_cache and served != row["served"]):
+            disagreements.append(f"request {total}: {source[:24]}… {row['variant']} on {observed} "
+                                 f"(model {predicted}): real {row['served']}, model {served}")
     if not total:
         sys.exit("replay: no requests in the trace")
-    print(f"replay of {total} requests, budget {human(args.budget)} per node:")
+    print(f"replay of {total} requests, budget {human(args.budget)} per node, memory cache "
+          + (f"{human(args.memory_cache)} per node:" if args.memory_cache else "not modelled:"))
     print(f"  node:     {node_agree}/{total} requests on the predicted node ({node_agree / total:.1%})")
     print(f"  hit/miss: {outcome_agree}/{total} agree ({outcome_agree / total:.1%}); "
           f"hit ratio real {real_hits / total:.1%}, model {model_hits / total:.1%}")
+    if args.memory_cache:
+        print(f"  served from memory/disk/network: {served_agree}/{total} agree, {served_agree / total:.1%}")
+    print(f"  origin bytes: real {real_origin:,}, model {model_origin:,}; model evictions per node: "
+          + ", ".join(str(models[s].disk.evictions) for s in servers))
+    for line in disagreements[:args.show]:
+        print("  " + line)
+    if len(disagreements) > args.show:
+        print(f"  … {len(disagreements) - args.show} more disagreements")
+    if args.dump_state:
+        with open(args.dump_state, "w", encoding="utf-8") as out:
+            for server in servers:  # least recently used first, as `disklru list` prints a cache
+                for source, (nbytes, _) in models[server].disk.entries.items():
+                    out.write(f"{server}\t{source}\t{nbytes}\n")
     return 0
 
 
@@ -484,6 +582,9 @@ def main():
     sim.add_argument("--zipf", type=float, default=1.0)
     sim.add_argument("--nodes", type=lambda t: [int(x) for x in t.split(",")], default=[1, 3, 10])
     sim.add_argument("--budget", type=parse_size, default=parse_size("8GB"), help="disk per node (default 8GB)")
+    sim.add_argument("--memory-cache", type=parse_size, default=0,
+                     help="serve's memory cache per node (its default is 64MiB without a cgroup limit); 0, the "
+                          "default, leaves it out: every request reaches the disk")
     sim.add_argument("--thumb-medians", type=lambda t: [parse_size(x) for x in t.split(",")],
                      default=[12_000, 28_000], help="median bytes of the 2 thumbnail sizes (default 12KB,28KB)")
     sim.add_argument("--size-mix", type=lambda t: [float(x) for x in t.split(",")], default=[0.7, 0.3],
@@ -508,7 +609,14 @@ def main():
     rp = sub.add_parser("replay", help="compare a real run's request log with the model")
     rp.add_argument("--nodes", required=True, type=lambda t: t.split(","))
     rp.add_argument("--budget", type=parse_size, required=True, help="each node's --max-disk-size")
+    rp.add_argument("--memory-cache", type=parse_size, default=0,
+                    help="each node's --memory-cache-size; 0 (default) leaves serve's memory cache out of the model")
+    rp.add_argument("--ladder", type=lambda t: {int(x) for x in t.split(",")}, default=set(LADDER),
+                    help="the sizes stored on disk (default serve's 64,128,256,512,1024)")
+    rp.add_argument("--original-sizes", help="with an nginx access log: a TSV of source URL and original bytes")
     rp.add_argument("--origin-root", help="with an nginx access log: the origin's document root, for original sizes")
+    rp.add_argument("--show", type=int, default=10, help="disagreements to print (default 10)")
+    rp.add_argument("--dump-state", help="write each node's modelled entries at the end, oldest first: node, source, bytes")
     rp.add_argument("trace", help="a TSV with a header (source, node, served, original_bytes, thumbnail_bytes, "
                                   "variant) or nginx's access log; - for stdin")
 
