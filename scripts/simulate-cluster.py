@@ -111,30 +111,42 @@ class DiskLruModel:
     """One node's disk as DiskLruCache keeps it: entries by source, LRU order, bounded by the sum of their value
     lengths (the journal is not counted). A lookup that finds the entry (a snapshot) makes it the newest; after
     each commit (a new entry, or a thumbnail added to one) the oldest entries are evicted until the total fits
-    (trimToSize, on DiskLru's cleanup queue right after the commit)."""
+    (trimToSize). DiskLru runs that trim on its cleanup queue right after the commit; with late_trim the model
+    runs it after the node's next lookup instead, as happens when the queue is slower than the next request."""
 
-    def __init__(self, budget):
+    def __init__(self, budget, late_trim=False):
         self.budget = budget
         self.entries = collections.OrderedDict()  # source -> [bytes, set of variants stored]
         self.size = 0
         self.evictions = 0
+        self.late_trim = late_trim
+        self.trim_pending = False
 
     def lookup(self, source):
         entry = self.entries.get(source)
         if entry is not None:
             self.entries.move_to_end(source)
-        return entry
+        if self.trim_pending:
+            self.trim_pending = False
+            self.trim()
+        return self.entries.get(source)
 
     def insert(self, source, nbytes, variants):
         self.entries[source] = [nbytes, set(variants)]
         self.size += nbytes
-        self.trim()
+        self.committed()
 
     def grow(self, source, entry, nbytes, variant):
         entry[0] += nbytes
         entry[1].add(variant)
         self.size += nbytes
-        self.trim()
+        self.committed()
+
+    def committed(self):
+        if self.late_trim:
+            self.trim_pending = True
+        else:
+            self.trim()
 
     def trim(self):
         while self.size > self.budget and self.entries:
@@ -184,8 +196,11 @@ class NodeModel:
     not stored), else the origin (a new entry: metadata, original and the thumbnail). What was served then goes
     into the memory cache. A variant is a (size, fit, format) tuple; on_disk says whether it is stored."""
 
-    def __init__(self, budget, memory=0, memory_count=1000, on_disk=lambda variant: True):
-        self.disk = DiskLruModel(budget)
+    def __init__(self, budget, memory=0, memory_count=1000, on_disk=lambda variant: True, late_trim=False,
+                 metadata=(None, None)):
+        self.disk = DiskLruModel(budget, late_trim)
+        self.metadata_bytes = METADATA_BYTES if metadata[0] is None else metadata[0]
+        self.metadata_per_thumbnail = METADATA_PER_THUMBNAIL if metadata[1] is None else metadata[1]
         self.memory = MemoryCacheModel(memory, memory_count) if memory else None
         self.on_disk = on_disk
 
@@ -197,13 +212,13 @@ class NodeModel:
         entry = self.disk.lookup(source)
         if entry is None:
             variants = [variant] if stored else []
-            nbytes = METADATA_BYTES + METADATA_PER_THUMBNAIL * len(variants) + original_bytes
+            nbytes = self.metadata_bytes + self.metadata_per_thumbnail * len(variants) + original_bytes
             self.disk.insert(source, nbytes + (thumbnail_bytes if stored else 0), variants)
             served, rendered = "network", True
         else:
             rendered = variant not in entry[1]
             if stored and rendered:
-                self.disk.grow(source, entry, METADATA_PER_THUMBNAIL + thumbnail_bytes, variant)
+                self.disk.grow(source, entry, self.metadata_per_thumbnail + thumbnail_bytes, variant)
             served = "disk"
         if self.memory is not None:
             self.memory.set((source, variant), thumbnail_bytes)
@@ -525,7 +540,8 @@ def run_replay(args):
     memory/disk/network are compared too."""
     servers, alias = node_names(args.nodes)
     ring = Ring(servers)
-    models = {server: NodeModel(args.budget, args.memory_cache, on_disk=on_ladder(args.ladder)) for server in servers}
+    models = {server: NodeModel(args.budget, args.memory_cache, on_disk=on_ladder(args.ladder), late_trim=args.late_trim,
+                                metadata=args.metadata_bytes) for server in servers}
     handle = sys.stdin if args.trace == "-" else open(args.trace, encoding="utf-8")
     total = node_agree = outcome_agree = served_agree = real_hits = model_hits = real_origin = model_origin = 0
     disagreements = []
@@ -561,6 +577,8 @@ def run_replay(args):
         print("  " + line)
     if len(disagreements) > args.show:
         print(f"  … {len(disagreements) - args.show} more disagreements")
+    for model in models.values():
+        model.disk.lookup(None)  # a trim still pending runs when the node closes its cache
     if args.dump_state:
         with open(args.dump_state, "w", encoding="utf-8") as out:
             for server in servers:  # least recently used first, as `disklru list` prints a cache
@@ -615,6 +633,10 @@ def main():
                     help="the sizes stored on disk (default serve's 64,128,256,512,1024)")
     rp.add_argument("--original-sizes", help="with an nginx access log: a TSV of source URL and original bytes")
     rp.add_argument("--origin-root", help="with an nginx access log: the origin's document root, for original sizes")
+    rp.add_argument("--metadata-bytes", type=lambda t: tuple(int(x) for x in t.split(",")), default=(None, None),
+                    help=f"BASE,PER_THUMBNAIL: the metadata value's bytes (default {METADATA_BYTES},{METADATA_PER_THUMBNAIL})")
+    rp.add_argument("--late-trim", action="store_true",
+                    help="run each trim after the node's next lookup rather than right after the commit")
     rp.add_argument("--show", type=int, default=10, help="disagreements to print (default 10)")
     rp.add_argument("--dump-state", help="write each node's modelled entries at the end, oldest first: node, source, bytes")
     rp.add_argument("trace", help="a TSV with a header (source, node, served, original_bytes, thumbnail_bytes, "
