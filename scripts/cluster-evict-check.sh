@@ -8,16 +8,20 @@
 #   - per request: the node (ketama), hit or miss (X-Thumbcache network = miss), memory/disk/network;
 #   - the hit ratio and the origin bytes, real (as the origin logged them) and modelled;
 #   - each node's cache at the end (`disklru list` with the node stopped) against the model's: the entries,
-#     their LRU order and their bytes (the metadata value is what the model estimates).
+#     their LRU order and their bytes (the metadata value's size is fitted from the caches: an input, like the
+#     originals' sizes).
+# DiskLru trims on a background queue after each commit, so now and then the node's next request finds the
+# entry that trim is about to evict (a hit where the model, trimming at once, says miss). Such a disagreement is
+# told apart by a second replay with every trim after the next lookup (--late-trim); any other one fails.
 # Loopback only; EVICT_REQUESTS requests plus one listing per node. Ends with
 # "evict check: N passed, N failed" (exit 1 on a failure).
 #
 # Environment (default in brackets): EVICT_SOURCES [300], EVICT_REQUESTS [2000], EVICT_SIZES [256,64],
 # EVICT_MIX [7,3] (request shares of the sizes), EVICT_ZIPF [1.0], EVICT_SEED [13], EVICT_DISK [a third of a
 # node's share of the requested originals] (--max-disk-size of each node), EVICT_MEMORY [1B]
-# (--memory-cache-size of each node; 1B keeps nothing, so every request reaches the disk), EVICT_MIN_AGREE
-# [0.99] (hit/miss agreement below this fails), CLUSTER_MAX_PHOTO_BYTES [1000000], CONFIG or BIN_DIR (the
-# binaries, see scripts/cluster.py), CLUSTER_KEEP=1 keeps the work directory.
+# (--memory-cache-size of each node; 1B keeps nothing, so every request reaches the disk),
+# CLUSTER_MAX_PHOTO_BYTES [1000000], CONFIG or BIN_DIR (the binaries, see scripts/cluster.py), CLUSTER_KEEP=1
+# keeps the work directory.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 exec python3 - <<'PY'
@@ -33,7 +37,6 @@ MIX = [float(s) for s in os.environ.get("EVICT_MIX", "7,3").split(",")]
 ZIPF = float(os.environ.get("EVICT_ZIPF", "1.0"))
 SEED = int(os.environ.get("EVICT_SEED", "13"))
 MEMORY = os.environ.get("EVICT_MEMORY", "1B")
-MIN_AGREE = float(os.environ.get("EVICT_MIN_AGREE", "0.99"))
 MAX_PHOTO_BYTES = int(os.environ.get("CLUSTER_MAX_PHOTO_BYTES", "1000000"))
 SIMULATOR = [sys.executable, "scripts/simulate-cluster.py"]
 started = time.monotonic()
@@ -124,15 +127,19 @@ try:
         state = os.path.join(cluster.work, f"model-state{len(options)}.tsv")
         run = subprocess.run(SIMULATOR + ["replay", "--nodes", ",".join(nodes), "--budget", DISK, "--memory-cache", MEMORY,
                                           "--original-sizes", sizes_file, "--metadata-bytes", f"{metadata[0]},{metadata[1]}",
-                                          "--dump-state", state, *options, cluster.access_log], capture_output=True, text=True)
-        print(run.stdout.rstrip() + run.stderr.rstrip())
+                                          "--dump-state", state, "--show", str(REQUESTS), *options, cluster.access_log],
+                             capture_output=True, text=True)
         text = run.stdout
+        differ = {int(m[1]) for m in re.finditer(r"^  request (\d+):", text, re.M)}
+        shown = [line for line in text.splitlines() if not line.startswith("  request ")]
+        shown += [line for line in text.splitlines() if line.startswith("  request ")][:10]
+        print("\n".join(shown) + (f"\n  … {len(differ) - 10} more" if len(differ) > 10 else "") + run.stderr.rstrip())
         node = re.search(r"node: +(\d+)/(\d+)", text)
         outcome = re.search(r"hit/miss: (\d+)/(\d+) agree .*hit ratio real ([\d.]+)%, model ([\d.]+)%", text)
         origin = re.search(r"origin bytes: real ([\d,]+), model ([\d,]+)", text)
         if run.returncode or not (node and outcome and origin):
             return None, state
-        return {"node": int(node[1]), "agree": int(outcome[1]), "total": int(outcome[2]), "real_hits": float(outcome[3]),
+        return {"differ": differ, "node": int(node[1]), "agree": int(outcome[1]), "total": int(outcome[2]), "real_hits": float(outcome[3]),
                 "model_hits": float(outcome[4]), "real_origin": int(origin[1].replace(",", "")),
                 "model_origin": int(origin[2].replace(",", ""))}, state
 
@@ -140,7 +147,6 @@ try:
     check(figures is not None and figures["node"] == figures["total"] == REQUESTS,
           "every request on the node the ketama model predicts")
     agree = figures["agree"] / figures["total"] if figures else 0
-    check(agree >= MIN_AGREE, f"hit/miss agreement {agree:.1%} (at least {MIN_AGREE:.0%})")
     with open(cluster.origin_log) as log:
         origin_bytes = sum(int(line.split("\t")[1]) for line in log if "\t" in line)
     # the replay's "real" origin bytes come from X-Thumbcache (network = a fetch): the origin's own log must agree
@@ -148,6 +154,12 @@ try:
           f"the origin served {origin_bytes:,} bytes, as the misses in the access log say")
     print("the same replay with each trim after the node's next lookup (DiskLru's cleanup queue late every time):")
     late, _ = replay("--late-trim")
+    # DiskLru trims on its cleanup queue after a commit; when the node's next request looks up the entry about to
+    # be evicted before that queue runs, the entry is found (a hit) and a newer one goes instead. A disagreement
+    # that the late-trim model gets right is that race; any other is a fault of the model.
+    unexplained = sorted(figures["differ"] - late["differ"]) if figures and late else None
+    check(unexplained == [], f"every hit/miss disagreement is a trim that ran after the next lookup "
+          f"({len(figures['differ']) if figures else '?'} disagreements, unexplained: {unexplained})")
 
     # --- the caches against the model's ------------------------------------------------------------------------
     model = collections.defaultdict(list)
