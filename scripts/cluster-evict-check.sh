@@ -28,31 +28,21 @@ exec python3 - <<'PY'
 import collections, os, random, re, statistics, subprocess, sys, threading, time
 
 sys.path.insert(0, "scripts")
-from cluster import Cluster, corpus_photos, tools  # noqa: E402
+from cluster import Checks, Cluster, photos_or_skip, tools  # noqa: E402
+
+
+def setting(name, default):
+    return os.environ.get("EVICT_" + name) or default
+
+
+SOURCES, REQUESTS = int(setting("SOURCES", "300")), int(setting("REQUESTS", "2000"))
+SIZES = [int(s) for s in setting("SIZES", "256,64").split(",")]
+MIX = [float(s) for s in setting("MIX", "7,3").split(",")]
+ZIPF, SEED, MEMORY = float(setting("ZIPF", "1.0")), int(setting("SEED", "13")), setting("MEMORY", "1B")
 NGINX, BIN, LABEL = tools()
-SOURCES = int(os.environ.get("EVICT_SOURCES", "300"))
-REQUESTS = int(os.environ.get("EVICT_REQUESTS", "2000"))
-SIZES = [int(s) for s in os.environ.get("EVICT_SIZES", "256,64").split(",")]
-MIX = [float(s) for s in os.environ.get("EVICT_MIX", "7,3").split(",")]
-ZIPF = float(os.environ.get("EVICT_ZIPF", "1.0"))
-SEED = int(os.environ.get("EVICT_SEED", "13"))
-MEMORY = os.environ.get("EVICT_MEMORY", "1B")
-MAX_PHOTO_BYTES = int(os.environ.get("CLUSTER_MAX_PHOTO_BYTES", "1000000"))
 SIMULATOR = [sys.executable, "scripts/simulate-cluster.py"]
-started = time.monotonic()
-passed, failed = 0, 0
-
-def check(ok, text):
-    global passed, failed
-    passed, failed = passed + bool(ok), failed + (not ok)
-    print(f"{'ok  ' if ok else 'FAIL'} {text} [{time.monotonic() - started:.1f}s]", flush=True)
-
-
-photos, origin_of_photos = corpus_photos(MAX_PHOTO_BYTES)
-print(f"photos: {origin_of_photos}")
-if len(photos) < 3:
-    print("evict check skipped: fewer than 3 photos to serve (no corpus, no fixtures)")
-    sys.exit(0)
+check = Checks()
+photos = photos_or_skip("evict check")
 
 # --- the workload: Zipf over the sources (popularity independent of the photo), sizes by EVICT_MIX --------
 rng = random.Random(SEED)
@@ -65,7 +55,7 @@ cluster = Cluster(NGINX, BIN, photos, SOURCES, node_options=(), prefix="cluster-
 sources, nodes, names = cluster.sources, cluster.nodes, cluster.names
 requested = sorted({i for i, _ in workload})
 share = sum(cluster.original_bytes(sources[i]) for i in requested) / len(nodes)
-DISK = os.environ.get("EVICT_DISK") or f"{int(share / 3)}B"
+DISK = setting("DISK", f"{int(share / 3)}B")
 # no memory-pressure watch: a memory cache shrunk by the machine's other load would not be the one modelled
 cluster.node_options = ["--max-disk-size", DISK, "--memory-cache-size", MEMORY, "--memory-pressure-file", ""]
 print(f"workload: {REQUESTS} requests, Zipf s={ZIPF} over {SOURCES} sources ({len(requested)} requested), sizes {SIZES} "
@@ -200,8 +190,8 @@ try:
             summary += f"; with late trims hit/miss {late['agree']}/{REQUESTS}, model hit ratio {late['model_hits']}%"
         print("summary: " + summary)
 finally:
-    cluster.cleanup(keep=keep or failed > 0)
+    cluster.cleanup(keep=keep or check.failed > 0)
 
-print(f"evict check: {passed} passed, {failed} failed ({time.monotonic() - started:.0f} s)")
-sys.exit(1 if failed else 0)
+print(f"evict check: {check.passed} passed, {check.failed} failed ({check.elapsed():.0f} s)")
+sys.exit(1 if check.failed else 0)
 PY

@@ -25,28 +25,15 @@ exec python3 - <<'PY'
 import json, os, subprocess, sys, time
 
 sys.path.insert(0, "scripts")
-from cluster import HOST, TOKEN, KEY, SALT, Cluster, corpus_photos, tools  # noqa: E402
+from cluster import HOST, TOKEN, KEY, SALT, Checks, Cluster, photos_or_skip, tools  # noqa: E402
 NGINX, BIN, CONFIG = tools()
 SOURCES = int(os.environ.get("CLUSTER_SOURCES", "500"))
 SIZES = [int(s) for s in os.environ.get("CLUSTER_SIZES", "256,64").split(",")]
 CONCURRENCY = os.environ.get("CLUSTER_CONCURRENCY", "8")
-MAX_PHOTO_BYTES = int(os.environ.get("CLUSTER_MAX_PHOTO_BYTES", "1000000"))
 FAIL_TIMEOUT = 3  # seconds nginx skips a failed node (short, so that the restart check waits little)
-started = time.monotonic()
-passed, failed = 0, 0
 summary = []  # (what, figure) rows of the final table
-
-def check(ok, text):
-    global passed, failed
-    passed, failed = passed + bool(ok), failed + (not ok)
-    print(f"{'ok  ' if ok else 'FAIL'} {text} [{time.monotonic() - started:.1f}s]", flush=True)
-
-
-photos, origin_of_photos = corpus_photos(MAX_PHOTO_BYTES)
-print(f"photos: {origin_of_photos}")
-if len(photos) < 3:
-    print("cluster test skipped: fewer than 3 photos to serve (no corpus, no fixtures)")
-    sys.exit(0)
+check = Checks()
+photos = photos_or_skip("cluster test")
 
 cluster = Cluster(NGINX, BIN, photos, SOURCES, fail_timeout=FAIL_TIMEOUT)
 sources, encoded, source_of, nodes, names = cluster.sources, cluster.encoded, cluster.source_of, cluster.nodes, cluster.names
@@ -184,12 +171,12 @@ try:
 finally:
     cluster.cleanup(keep=os.environ.get("CLUSTER_KEEP") == "1")
 
-total = time.monotonic() - started
+total = check.elapsed()
 print()
 print(f"cluster test summary ({time.strftime('%Y-%m-%d %H:%M')} UTC, {CONFIG}, {SOURCES} sources, {len(photos)} photos, {total:.0f} s)")
 width = max((len(w) for w, _ in summary), default=10)
 for what, figure in summary:
     print(f"  {what.ljust(width)}  {figure}")
-print(f"cluster tests: {passed} passed, {failed} failed")
-sys.exit(1 if failed else 0)
+print(f"cluster tests: {check.passed} passed, {check.failed} failed")
+sys.exit(1 if check.failed else 0)
 PY

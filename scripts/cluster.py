@@ -65,6 +65,31 @@ def corpus_photos(max_bytes):
     return photos, f"the corpus is absent ({corpus}): {len(photos)} committed fixtures from {fixtures}"
 
 
+def photos_or_skip(what):
+    """corpus_photos(CLUSTER_MAX_PHOTO_BYTES, default 1000000), said; exits 0 ("skipped") with fewer than 3."""
+    photos, description = corpus_photos(int(os.environ.get("CLUSTER_MAX_PHOTO_BYTES", "1000000")))
+    print(f"photos: {description}")
+    if len(photos) < 3:
+        print(f"{what} skipped: fewer than 3 photos to serve (no corpus, no fixtures)")
+        sys.exit(0)
+    return photos
+
+
+class Checks:
+    """check(ok, text) prints "ok" or "FAIL", the text and the seconds since the start, and counts them."""
+
+    def __init__(self):
+        self.started = time.monotonic()
+        self.passed = self.failed = 0
+
+    def __call__(self, ok, text):
+        self.passed, self.failed = self.passed + bool(ok), self.failed + (not ok)
+        print(f"{'ok  ' if ok else 'FAIL'} {text} [{self.elapsed():.1f}s]", flush=True)
+
+    def elapsed(self):
+        return time.monotonic() - self.started
+
+
 # python's http.server, one path per source: /p/<n>.jpg is photo n mod the number of photos. Each body sent
 # is logged as "path<TAB>bytes" (what the origin really served, for the origin bytes of a run).
 ORIGIN = r'''

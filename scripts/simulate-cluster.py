@@ -180,10 +180,12 @@ class MemoryCacheModel:
             self.size -= self.entries.popitem(last=False)[1]
 
 
-# The metadata JSON (value 0): a base (URL, origin headers, times, the original's description) and a part per
-# stored thumbnail. Measured from the journals of scripts/cluster-evict-check.sh's nodes (see its report).
+# The metadata JSON (value 0): the source URL, the origin's response headers, times and the original's
+# description, plus a part per stored thumbnail. scripts/cluster-evict-check.sh measured 365 bytes + 54 per
+# thumbnail for a 34-character URL and python http.server's 6 headers; 600 allows for longer URLs and more
+# headers (ETag, Vary, CDN headers).
 METADATA_BYTES = 600
-METADATA_PER_THUMBNAIL = 0
+METADATA_PER_THUMBNAIL = 54
 
 # serve's ladder (SizeLadder.standard): only these sizes, fit contain, are stored in the DiskLru entry;
 # other sizes and cover crops live in the memory cache only.
@@ -357,7 +359,8 @@ def run_simulate(args):
     ranks = rng.choices(range(args.sources), cum_weights=cumulative, k=args.requests)
     variants = rng.choices(range(len(args.thumb_medians)), weights=args.size_mix, k=args.requests)
     requests = [(catalog.order[r], v) for r, v in zip(ranks, variants)]
-    catalog_bytes = sum(catalog.originals) + sum(map(sum, catalog.thumbs)) + METADATA_BYTES * args.sources
+    catalog_bytes = (sum(catalog.originals) + sum(map(sum, catalog.thumbs))
+                     + (METADATA_BYTES + 2 * METADATA_PER_THUMBNAIL) * args.sources)
     distinct = len({s for s, _ in requests})
 
     print(f"workload: {args.requests:,} requests, Zipf s={args.zipf} over {args.sources:,} sources "
