@@ -286,13 +286,13 @@ def source_key(index):
 
 
 def simulate(args, catalog, requests, nodes, balancing):
-    budget, memory = args.budget, args.memory_cache
+    budget, memory, memory_count = args.budget, args.memory_cache, 1000
     if balancing == "pooled":  # the ideal: one node with all the disk and memory (no partitioning at all)
-        budget, memory, nodes, balancing = budget * nodes, memory * nodes, 1, "hash"
+        budget, memory, memory_count, nodes, balancing = budget * nodes, memory * nodes, memory_count * nodes, 1, "hash"
     servers = [f"thumbcache-{i + 1}:8080" for i in range(nodes)]  # ring names only; nothing is contacted
     ring = Ring(servers)
     keys = {}
-    models = [NodeModel(budget, memory) for _ in range(nodes)]
+    models = [NodeModel(budget, memory, memory_count) for _ in range(nodes)]
     per_node_requests = [0] * nodes
     per_node_renders = [0] * nodes
     rng = random.Random(args.seed + 1)
