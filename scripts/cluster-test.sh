@@ -18,7 +18,7 @@
 # Environment: CLUSTER_SOURCES (500), CLUSTER_SIZES (256,64), CONFIG (debug or release: which build of this
 # tree to run; built here if missing) or BIN_DIR (a directory with thumbcache and disklru built elsewhere),
 # CLUSTER_CONCURRENCY (8, warm), CLUSTER_MAX_PHOTO_BYTES (1000000: corpus JPEGs up to this size),
-# CLUSTER_KEEP=1 keeps the work directory. The cluster itself is scripts/cluster.py.
+# CLUSTER_KEEP=1 keeps the work directory (kept after a failure too). The cluster itself is scripts/cluster.py.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 exec python3 - <<'PY'
@@ -169,7 +169,7 @@ try:
           "every other source is still in its owner's cache")
     summary.append(("purge through nginx", f"removed from {names[owner[target]]}, in no cache afterwards"))
 finally:
-    cluster.cleanup(keep=os.environ.get("CLUSTER_KEEP") == "1")
+    cluster.cleanup(keep=os.environ.get("CLUSTER_KEEP") == "1" or check.failed > 0)
 
 total = check.elapsed()
 print()
