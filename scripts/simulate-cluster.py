@@ -10,7 +10,9 @@ server is down nginx walks on to the next point (hash++), skipping servers alrea
 
 Each node is a DiskLru bounded by bytes: one entry per source holding its metadata, original and every
 thumbnail made so far; a use moves the entry to the newest end; after a write the oldest entries are
-evicted until the total fits the budget (DiskLruCache.trimToSize). The in-memory cache is not modelled.
+evicted until the total fits the budget (DiskLruCache.trimToSize). Serve's memory cache of thumbnails can be put
+in front (--memory-cache): a memory hit does not touch the disk, so it does not make the entry the newest there.
+scripts/cluster-evict-check.sh checks this node model against three real nodes whose disks evict.
 
 Commands:
   simulate   (default) Zipf (s = 1) workload; hit ratio, origin bytes and load per node for 1, 3, 10 nodes
@@ -18,7 +20,8 @@ Commands:
   check      compares observed placements with the prediction; exit 1 on any mismatch. Reads "source<TAB>node"
              lines (node as listed in nginx's upstream, or a name given with --nodes NAME=HOST:PORT) or
              the access log of deploy/nginx-conf.sh (ACCESS_LOG=...), which logs the key and the node
-  replay     replays a real run's request log through the model and compares node and hit/miss per request
+  replay     replays a real run's request log through the model and compares node and hit/miss per request,
+             the origin bytes, and (--dump-state) each node's entries at the end
 
 Standard library only. Deterministic for a given --seed.
 """
