@@ -19,7 +19,8 @@
 # Environment (default in brackets): EVICT_SOURCES [300], EVICT_REQUESTS [2000], EVICT_SIZES [256,64],
 # EVICT_MIX [7,3] (request shares of the sizes), EVICT_ZIPF [1.0], EVICT_SEED [13], EVICT_DISK [a third of a
 # node's share of the requested originals] (--max-disk-size of each node), EVICT_MEMORY [1B]
-# (--memory-cache-size of each node; 1B keeps nothing, so every request reaches the disk),
+# (--memory-cache-size of each node; 1B keeps nothing, so every request reaches the disk), EVICT_CONCURRENCY [1]
+# (requests in flight per node; above 1 the agreement is measured, not checked),
 # CLUSTER_MAX_PHOTO_BYTES [1000000], CONFIG or BIN_DIR (the binaries, see scripts/cluster.py), CLUSTER_KEEP=1
 # keeps the work directory.
 set -euo pipefail
@@ -39,6 +40,7 @@ SOURCES, REQUESTS = int(setting("SOURCES", "300")), int(setting("REQUESTS", "200
 SIZES = [int(s) for s in setting("SIZES", "256,64").split(",")]
 MIX = [float(s) for s in setting("MIX", "7,3").split(",")]
 ZIPF, SEED, MEMORY = float(setting("ZIPF", "1.0")), int(setting("SEED", "13")), setting("MEMORY", "1B")
+CONCURRENCY = int(setting("CONCURRENCY", "1"))
 NGINX, BIN, LABEL = tools()
 SIMULATOR = [sys.executable, "scripts/simulate-cluster.py"]
 check = Checks()
@@ -60,7 +62,7 @@ DISK = setting("DISK", f"{int(share / 3)}B")
 cluster.node_options = ["--max-disk-size", DISK, "--memory-cache-size", MEMORY, "--memory-pressure-file", ""]
 print(f"workload: {REQUESTS} requests, Zipf s={ZIPF} over {SOURCES} sources ({len(requested)} requested), sizes {SIZES} "
       f"{':'.join(f'{m:g}' for m in MIX)}, seed {SEED}; a node's share of the requested originals {share / 1e6:.1f} MB, "
-      f"--max-disk-size {DISK}, --memory-cache-size {MEMORY} ({LABEL})")
+      f"--max-disk-size {DISK}, --memory-cache-size {MEMORY}, {CONCURRENCY} request(s) at a time per node ({LABEL})")
 keep = os.environ.get("CLUSTER_KEEP") == "1"
 try:
     check(cluster.start_origin(), f"origin on {cluster.origin_port}")
@@ -76,14 +78,24 @@ try:
     for i, size in workload:
         queues[node_of[cluster.encoded[sources[i]]]].append(cluster.signed(sources[i], size))
     results = {n: [] for n in nodes}
+    pending = {n: iter(queues[n]) for n in nodes}
+    lock = threading.Lock()
 
     def send(node):
+        """Takes the node's next request until none is left; with EVICT_CONCURRENCY > 1 several of these share
+        a node, so its requests start in order but may finish (and be logged) out of order."""
         client = cluster.client()
-        for path in queues[node]:
-            results[node].append(client.request("GET", path)[:2])  # (status, X-Thumbcache)
+        while True:
+            with lock:
+                path = next(pending[node], None)
+            if path is None:
+                return
+            answer = client.request("GET", path)[:2]  # (status, X-Thumbcache)
+            with lock:
+                results[node].append(answer)
 
     t0 = time.monotonic()
-    threads = [threading.Thread(target=send, args=(n,)) for n in nodes]
+    threads = [threading.Thread(target=send, args=(n,)) for n in nodes for _ in range(CONCURRENCY)]
     for t in threads:
         t.start()
     for t in threads:
@@ -147,9 +159,12 @@ try:
     # DiskLru trims on its cleanup queue after a commit; when the node's next request looks up the entry about to
     # be evicted before that queue runs, the entry is found (a hit) and a newer one goes instead. A disagreement
     # that the late-trim model gets right is that race; any other is a fault of the model.
+    # With concurrent requests a node's order is no longer the log's, and coalesced requests for one new source
+    # are all misses: the disagreements are then measured, not checked.
     unexplained = sorted(figures["differ"] - late["differ"]) if figures and late else None
-    check(unexplained == [], f"every hit/miss disagreement is a trim that ran after the next lookup "
-          f"({len(figures['differ']) if figures else '?'} disagreements, unexplained: {unexplained})")
+    if CONCURRENCY == 1:
+        check(unexplained == [], f"every hit/miss disagreement is a trim that ran after the next lookup "
+              f"({len(figures['differ']) if figures else '?'} disagreements, unexplained: {unexplained})")
 
     # --- the caches against the model's ------------------------------------------------------------------------
     model = collections.defaultdict(list)
@@ -171,8 +186,10 @@ try:
         only_real, only_model = set(real_sources) - set(model_sources), set(model_sources) - set(real_sources)
         print(f"{names[node]}: {len(real)} entries, {sum(sum(l) for _, l in real):,} bytes on disk; model {len(model[node])} entries, "
               f"{sum(modelled.values()):,} bytes; only on disk {len(only_real)}, only in the model {len(only_model)}")
-    check(same_sets == len(nodes), f"each node's cache holds the sources the model holds ({same_sets} of {len(nodes)} nodes)")
-    check(same_order == len(nodes), f"... in the model's LRU order ({same_order} of {len(nodes)} nodes)")
+    print(f"caches as modelled: {same_sets} of {len(nodes)} nodes hold the model's sources, {same_order} in its LRU order")
+    if CONCURRENCY == 1:
+        check(same_sets == len(nodes), f"each node's cache holds the sources the model holds ({same_sets} of {len(nodes)} nodes)")
+        check(same_order == len(nodes), f"... in the model's LRU order ({same_order} of {len(nodes)} nodes)")
     by_thumbs = collections.defaultdict(list)
     for thumbs, nbytes in points:
         by_thumbs[thumbs].append(nbytes)
@@ -182,7 +199,7 @@ try:
         print(f"entry bytes on disk minus modelled: mean {statistics.mean(byte_error):+.0f}, "
               f"{min(byte_error):+d} to {max(byte_error):+d} ({len(byte_error)} entries)")
     if figures:
-        summary = (f"{REQUESTS} requests, {DISK} disk and {MEMORY} memory per node: node {figures['node']}/{REQUESTS}, "
+        summary = (f"{REQUESTS} requests ({CONCURRENCY} at a time per node), {DISK} disk and {MEMORY} memory per node: node {figures['node']}/{REQUESTS}, "
                    f"hit/miss {figures['agree']}/{REQUESTS} ({agree:.1%}); hit ratio real {figures['real_hits']}%, "
                    f"model {figures['model_hits']}%; origin bytes real {figures['real_origin']:,}, model {figures['model_origin']:,} "
                    f"({figures['model_origin'] / max(1, figures['real_origin']) - 1:+.2%})")
