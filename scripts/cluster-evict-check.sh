@@ -150,10 +150,16 @@ try:
           "every request on the node the ketama model predicts")
     agree = figures["agree"] / figures["total"] if figures else 0
     with open(cluster.origin_log) as log:
-        origin_bytes = sum(int(line.split("\t")[1]) for line in log if "\t" in line)
-    # the replay's "real" origin bytes come from X-Thumbcache (network = a fetch): the origin's own log must agree
-    check(figures is not None and origin_bytes == figures["real_origin"],
-          f"the origin served {origin_bytes:,} bytes, as the misses in the access log say")
+        fetches = [int(line.split("\t")[1]) for line in log if "\t" in line]
+    origin_bytes = sum(fetches)
+    # The replay's "real" origin bytes come from X-Thumbcache (network = a fetch). One request at a time, the
+    # origin's own log must agree; with several, requests that shared one download each say network.
+    text = (f"the origin served {origin_bytes:,} bytes in {len(fetches)} fetches; the misses in the access log say "
+            f"{figures['real_origin'] if figures else 0:,}")
+    if CONCURRENCY == 1:
+        check(figures is not None and origin_bytes == figures["real_origin"], text)
+    else:
+        print(text)
     print("the same replay with each trim after the node's next lookup (DiskLru's cleanup queue late every time):")
     late, _ = replay("--late-trim")
     # DiskLru trims on its cleanup queue after a commit; when the node's next request looks up the entry about to
@@ -201,8 +207,8 @@ try:
     if figures:
         summary = (f"{REQUESTS} requests ({CONCURRENCY} at a time per node), {DISK} disk and {MEMORY} memory per node: node {figures['node']}/{REQUESTS}, "
                    f"hit/miss {figures['agree']}/{REQUESTS} ({agree:.1%}); hit ratio real {figures['real_hits']}%, "
-                   f"model {figures['model_hits']}%; origin bytes real {figures['real_origin']:,}, model {figures['model_origin']:,} "
-                   f"({figures['model_origin'] / max(1, figures['real_origin']) - 1:+.2%})")
+                   f"model {figures['model_hits']}%; origin bytes real {origin_bytes:,} (the origin's log), model {figures['model_origin']:,} "
+                   f"({figures['model_origin'] / max(1, origin_bytes) - 1:+.2%})")
         if late:
             summary += f"; with late trims hit/miss {late['agree']}/{REQUESTS}, model hit ratio {late['model_hits']}%"
         print("summary: " + summary)
