@@ -199,7 +199,7 @@ class NodeModel:
     """One `thumbcache serve` node as ThumbnailPipeline answers a request: the memory cache (no disk access, so
     the DiskLru order is not touched), else the DiskLru entry (a hit: made the newest, the thumbnail added if
     not stored), else the origin (a new entry: metadata, original and the thumbnail). What was served then goes
-    into the memory cache. A variant is a (size, fit, format) tuple; on_disk says whether it is stored."""
+    into the memory cache. A variant names one thumbnail (size, fit, format); on_disk says whether it is stored."""
 
     def __init__(self, budget, memory=0, memory_count=1000, on_disk=lambda variant: True, late_trim=False,
                  metadata=(None, None)):
