@@ -20,7 +20,7 @@ http {
   client_body_temp_path $work/tmp; proxy_temp_path $work/tmp; fastcgi_temp_path $work/tmp;
   uwsgi_temp_path $work/tmp; scgi_temp_path $work/tmp;
   sendfile on; tcp_nopush on; keepalive_requests 100000;
-  types { image/jpeg jpg jpeg; image/png png; }
+  types { image/jpeg jpg jpeg; image/png png; image/webp webp; image/avif avif; image/gif gif; }
   server {
     listen 127.0.0.1:$port;
     root $root;
