@@ -87,15 +87,8 @@ public final class ThumbnailPipeline: Sendable {
         guard (1...ThumbnailRequest.maxSize).contains(size) else { throw .invalidSize(size) }
         if configuration.readOnly { throw .cache(.readOnly(directory: store.cache.directory.path)) }
         let key = source.cacheKey
-        let memoryKey = "\(key)/\(size)\(fit == .cover ? "c" : "")/\(format?.rawValue ?? "auto")"
-        if policy != .refresh, let hit = memory.value(forKey: memoryKey), policy == .offline || hit.freshUntil > Date() {
-            var result = hit.thumbnail
-            (result.servedFrom, result.bytesDownloaded, result.rendered, result.staleBecause) = (.memory, 0, false, nil)
-            result.notCachedBecause = nil
-            (result.freshUntil, result.fetchDuration, result.renderDuration) = (hit.freshUntil, nil, nil)
-            sessionStats.withLock { $0.record(.memory) }
-            return result
-        }
+        let memoryKey = Self.memoryKey(key, size: size, fit: fit, format: format)
+        if policy != .refresh, let result = memoryHit(memoryKey, acceptingStale: policy == .offline) { return result }
         do {
             let origin = try await origins.value(for: "\(key)|\(policy.rawValue)") {
                 let started = ContinuousClock.now
@@ -124,6 +117,27 @@ public final class ThumbnailPipeline: Sendable {
             if let error = error as? PipelineError { throw error }
             throw .network(url: source.normalized, reason: error is CancellationError ? "cancelled" : "\(error)")
         }
+    }
+
+    /// The thumbnail from the memory cache if it is there and its source still fresh, without suspending:
+    /// a server answers these before it sets up a request's deadline (two tasks and a timer per request).
+    public func memoryHit(for source: ImageSource, size: Int, fit: FitMode = .contain, format: ImageFormat? = nil) -> ThumbnailResult? {
+        guard !configuration.readOnly else { return nil }
+        return memoryHit(Self.memoryKey(source.cacheKey, size: size, fit: fit, format: format), acceptingStale: false)
+    }
+
+    private static func memoryKey(_ key: String, size: Int, fit: FitMode, format: ImageFormat?) -> String {
+        "\(key)/\(size)\(fit == .cover ? "c" : "")/\(format?.rawValue ?? "auto")"
+    }
+
+    private func memoryHit(_ memoryKey: String, acceptingStale: Bool) -> ThumbnailResult? {
+        guard let hit = memory.value(forKey: memoryKey), acceptingStale || hit.freshUntil > Date() else { return nil }
+        var result = hit.thumbnail
+        (result.servedFrom, result.bytesDownloaded, result.rendered, result.staleBecause) = (.memory, 0, false, nil)
+        result.notCachedBecause = nil
+        (result.freshUntil, result.fetchDuration, result.renderDuration) = (hit.freshUntil, nil, nil)
+        sessionStats.withLock { $0.record(.memory) }
+        return result
     }
 
     /// What is cached for `source`, without fetching anything.

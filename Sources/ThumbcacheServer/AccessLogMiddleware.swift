@@ -27,7 +27,7 @@ struct AccessLogMiddleware<Context: RequestContext>: RouterMiddleware {
         let duration = started.duration(to: .now)
         let path = Self.loggedPath(request.uri.path)
         metrics.request(status: status, served: served, duration: duration, isThumbnail: path.isThumbnail)
-        let milliseconds = String(format: "%.3f", duration.milliseconds)
+        let milliseconds = duration.millisecondsText
         switch format {
         case .text:
             logger.info("\(request.method.rawValue) \(path.text) \(status) \(bytes) \(served ?? "-") \(milliseconds)ms")
@@ -38,8 +38,11 @@ struct AccessLogMiddleware<Context: RequestContext>: RouterMiddleware {
 
     /// A thumbnail path with its signature replaced by `-` (a signature in a log is a URL anyone can replay).
     static func loggedPath(_ path: String) -> (text: String, isThumbnail: Bool) {
-        let segments = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
-        guard segments.count == 4, let first = segments.first, !["admin", "demo"].contains(first) else { return (path, false) }
-        return ("/-/" + segments.dropFirst().joined(separator: "/"), true)
+        let bytes = path.utf8
+        guard bytes.first == UInt8(ascii: "/"), bytes.lazy.filter({ $0 == UInt8(ascii: "/") }).count == 4,
+              let second = bytes.dropFirst().firstIndex(of: UInt8(ascii: "/")) else { return (path, false) }
+        let first = path[path.index(after: path.startIndex)..<second]
+        guard first != "admin", first != "demo" else { return (path, false) }
+        return ("/-" + path[second...], true)
     }
 }

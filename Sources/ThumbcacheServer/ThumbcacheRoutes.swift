@@ -102,6 +102,7 @@ public final class ThumbcacheRoutes: Sendable {
     func thumbnail(_ path: ThumbnailPath, format: ImageFormat?) async throws(ServeError) -> ThumbnailResult {
         let source = try Self.source(path.source)
         let pipeline = self.pipeline
+        if let hit = pipeline.memoryHit(for: source, size: path.size, fit: path.fit, format: format) { return hit }
         let timeout = configuration.timeout
         do {
             return try await withThrowingTaskGroup(of: ThumbnailResult?.self) { group in

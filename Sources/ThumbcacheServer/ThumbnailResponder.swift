@@ -49,9 +49,7 @@ struct ThumbnailResponder: Sendable {
         return parts.joined(separator: ", ")
     }
 
-    private static func format(_ duration: Duration) -> String {
-        String(format: "%.3f", duration.milliseconds)
-    }
+    private static func format(_ duration: Duration) -> String { duration.millisecondsText }
 
     static let xThumbcache = HTTPField.Name("X-Thumbcache")!
     static let serverTimingField = HTTPField.Name("Server-Timing")!

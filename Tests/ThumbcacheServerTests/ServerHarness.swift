@@ -36,6 +36,9 @@ final class ServerHarness: Sendable {
         var configuration = ServeConfiguration()
         configuration.port = 0
         configuration.allowLoopbackSources = true
+        // Tests of the deadline set their own; elsewhere a render may wait long for CPU while other suites
+        // run in parallel (a loaded machine turned first requests into 504s at the 10 s default).
+        configuration.timeout = .seconds(60)
         configure(&configuration)
         var pipelineConfiguration = PipelineConfiguration(cacheDirectory: self.directory)
         pipeline(&pipelineConfiguration)
