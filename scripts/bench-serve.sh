@@ -147,6 +147,7 @@ thumbor_hwm() {  # the serving processes, then the parent that only forks and wa
   for pid in "${thumbor_children[@]}"; do out+="$(hwm "$pid") and "; done
   echo "${out% and } per process, parent $(hwm "$thumbor_pid")"
 }
+ms() { python3 -c 'import sys; print(f"{float(sys.argv[1]) * 1000:.1f} ms")' "$1"; }
 identify() {  # IMAGE_FILE -> "JPEG 256x171" (Pillow from the thumbor venv, else file(1))
   if [ -x "$thumbor_venv/bin/python" ] && "$thumbor_venv/bin/python" -c 'import PIL' 2>/dev/null; then
     "$thumbor_venv/bin/python" -c 'import sys; from PIL import Image; i = Image.open(sys.argv[1]); print(i.format, f"{i.width}x{i.height}")' "$1"
@@ -195,7 +196,7 @@ if [ -z "$thumbor_skip" ]; then
 fi
 echo "thumbcache serve:     $thumbcache_miss   (images/s, p99 ms)"
 echo "nginx image_filter:   $filter_miss"
-echo "thumbor (2 procs):    ${thumbor_miss:-skipped ($thumbor_skip)}"
+echo "thumbor (2 procs):    ${thumbor_miss:-skipped}"
 python3 - "$thumbcache_miss" "nginx image_filter=$filter_miss" ${thumbor_miss:+"thumbor=$thumbor_miss"} <<'PY'
 import sys
 ours = float(sys.argv[1].split()[0])
@@ -232,8 +233,8 @@ if [ -z "$thumbor_skip" ]; then
   thumbor_hit_url=$(thumbor_url "http://127.0.0.1:$origin_port/p0.jpg")
   first=$(curl -s -o "$work/thumbor-thumb.jpg" -w '%{http_code} %{time_total}' "$thumbor_hit_url"); sleep 0.5
   second=$(curl -s -o /dev/null -w '%{http_code} %{time_total}' "$thumbor_hit_url")
-  echo "thumbor thumbnail: $(stat -c %s "$work/thumbor-thumb.jpg") bytes, $(identify "$work/thumbor-thumb.jpg");" \
-    "first request ${first#* } s (render), second ${second#* } s (result storage), HTTP ${first%% *} ${second%% *}"
+  echo "thumbor thumbnail: $(stat -c %s "$work/thumbor-thumb.jpg") bytes, $(identify "$work/thumbor-thumb.jpg")," \
+    "HTTP ${first%% *} in $(ms "${first#* }") (render), then HTTP ${second%% *} in $(ms "${second#* }") (result storage)"
   touch "$work/thumbor/before-hits"; sleep 0.1
 fi
 thumbcache_hit=$(wrk_run "http://127.0.0.1:$serve_port$hit")
@@ -247,9 +248,9 @@ echo "thumbcache serve (memory hit):     $thumbcache_hit   (req/s, p99 ms)"
 echo "nginx static file:                 $static_hit"
 echo "nginx proxy_cache + image_filter:  $filter_hit"
 if [ -z "$thumbor_skip" ]; then
-  echo "thumbor result storage (2 procs):  $thumbor_hit   (results written during the run: $rewritten, so every hit was read from the result storage when 0)"
+  echo "thumbor result storage (2 procs):  $thumbor_hit   ($rewritten results written during the run: 0 = all read from the result storage)"
 else
-  echo "thumbor result storage:            skipped ($thumbor_skip)"
+  echo "thumbor result storage:            skipped"
 fi
 python3 -c "import sys; a=float(sys.argv[1]); b=float(sys.argv[2]); print(f'thumbcache / nginx static: {a/b:.2f}x')" "${thumbcache_hit%% *}" "${static_hit%% *}"
 
