@@ -248,7 +248,9 @@ echo "thumbcache serve (memory hit):     $thumbcache_hit   (req/s, p99 ms)"
 echo "nginx static file:                 $static_hit"
 echo "nginx proxy_cache + image_filter:  $filter_hit"
 if [ -z "$thumbor_skip" ]; then
-  echo "thumbor result storage (2 procs):  $thumbor_hit   ($rewritten results written during the run: 0 = all read from the result storage)"
+  if [ "$rewritten" = 0 ]; then verdict="no result written during the run: all read from the result storage"
+  else verdict="$rewritten results written during the run: NOT all result-storage hits"; fi
+  echo "thumbor result storage (2 procs):  $thumbor_hit   ($verdict)"
 else
   echo "thumbor result storage:            skipped"
 fi
