@@ -42,11 +42,11 @@ enum Fixtures {
         return PixelBuffer(width: width, height: height, channels: channels, pixels: pixels)
     }
 
-    /// Stripes across both axes, 70 source pixels a period: when a thumbnail reduces them to about 4 output
+    /// Stripes across both axes, `period` source pixels a period: when a thumbnail reduces them to a few output
     /// pixels a period, a shift of a fraction of an output pixel changes them by tens of levels.
-    static func stripes(width: Int, height: Int) -> PixelBuffer {
+    static func stripes(width: Int, height: Int, period: Double = 70) -> PixelBuffer {
         image(width: width, height: height, channels: 3) { x, y in
-            let across = 100 * sin(2 * Double.pi * Double(x) / 70), down = 100 * sin(2 * Double.pi * Double(y) / 70)
+            let across = 100 * sin(2 * Double.pi * Double(x) / period), down = 100 * sin(2 * Double.pi * Double(y) / period)
             return [UInt8(127.5 + across), UInt8(127.5 + down), UInt8(127.5 + (across + down) / 2)]
         }
     }

@@ -99,9 +99,12 @@ import Testing
         let source = Fixtures.stripes(width: 203, height: 1976)
         let fast = Fixtures.resize(source, to: 11, 110)
         let exact = Fixtures.resize(source, to: 11, 110, boxPreShrink: false)
+        // What is left is the box's own blur, the same everywhere (2 levels; 4 in the last row and column,
+        // whose short blocks are centred off the grid, as Pillow's `reduce` has them). Mapped onto the pixel
+        // count it was 31 levels at most and 7.5 on average.
         let largest = zip(fast.pixels, exact.pixels).map { abs(Int($0) - Int($1)) }.max() ?? 0
-        #expect(largest <= 3, "largest difference \(largest) levels")
-        #expect(Fixtures.meanAbsoluteDifference(fast, exact) < 0.5)
+        #expect(largest <= 6, "largest difference \(largest) levels")
+        #expect(Fixtures.meanAbsoluteDifference(fast, exact) < 1.5)
     }
 
     /// `sourceExtent` says what the rows span: 26x247 rows spanning 25.375x246.875 (a 203x1975 JPEG decoded
