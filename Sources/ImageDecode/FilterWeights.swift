@@ -16,12 +16,17 @@ struct FilterWeights {
 
     /// Maps an axis of `sourceSize` pixels onto `resizedSize` pixels and keeps outputs
     /// `firstOutput ..< firstOutput + outputCount` (a crop window, for `cover`).
+    /// `sourceExtent` is the length of the image on that axis in source pixels when it is not
+    /// `sourceSize`: after a reduction by an integer factor whose last block is cut short (a box
+    /// pre-shrink of 1976 rows by 6 gives 330 rows spanning 329.33), mapping onto the whole 330
+    /// would stretch the image by up to a reduced pixel and shift the outputs (Pillow passes the
+    /// same fractional box to resize after `reduce`).
     /// Pixel centres are aligned (`src = (dst + 0.5) * scale - 0.5`); when shrinking, the
     /// kernel is stretched by the scale so every source pixel contributes (anti-aliasing).
     /// Window limits and rounding follow Pillow's resample.c so results match it closely.
-    init(sourceSize: Int, resizedSize: Int, firstOutput: Int = 0, outputCount: Int? = nil) {
+    init(sourceSize: Int, sourceExtent: Double? = nil, resizedSize: Int, firstOutput: Int = 0, outputCount: Int? = nil) {
         let count = outputCount ?? resizedSize
-        let scale = Double(sourceSize) / Double(resizedSize)
+        let scale = (sourceExtent ?? Double(sourceSize)) / Double(resizedSize)
         let filterScale = max(scale, 1)
         let support = Self.lanczosRadius * filterScale
         let taps = Int((support * 2).rounded(.up)) + 1

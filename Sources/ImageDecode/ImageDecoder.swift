@@ -20,6 +20,15 @@ protocol RowDecoder: AnyObject {
     /// allocates anything: the library's state and row buffers plus any whole-image buffer (a progressive
     /// JPEG's coefficients, an interlaced PNG's frame). `Thumbnailer` adds its own and checks the budget.
     func workingMemory(shrink: Double) -> Int
+    /// After `start`: what the delivered rows span, in delivered pixels, when that is less than their count. A
+    /// reduction by an integer factor cuts its last block short (JPEG DCT scaling: 1975 rows at 1/8 are 247 rows
+    /// spanning 246.875), and the resizer must map onto the span or it stretches the image. Nil: the count.
+    var decodedExtent: (width: Double, height: Double)? { get }
+}
+
+extension RowDecoder {
+    /// Decoders that deliver full size, or rescale to exactly the delivered size (libwebp), span their count.
+    var decodedExtent: (width: Double, height: Double)? { nil }
 }
 
 /// Entry points for probing and decoding JPEG, PNG, WebP, GIF and AVIF files, in memory or on disk.

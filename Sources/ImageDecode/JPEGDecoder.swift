@@ -13,6 +13,8 @@ final class JPEGDecoder: RowDecoder {
     /// CMYK to sRGB through the file's profile; nil means the naive formula.
     private var cmykTransform: ColorTransform?
     private var output = (width: 0, height: 0, components: 0)
+    /// The DCT scaling `start` chose (1, 2, 4 or 8).
+    private var denominator = 1
     /// libjpeg's whole-image coefficient buffer (progressive and multi-scan files), else 0.
     private let coefficientBytes: Int
     /// What libjpeg's memory manager may allocate (`max_memory_to_use`).
@@ -87,7 +89,8 @@ final class JPEGDecoder: RowDecoder {
     func start(shrink: Double, convertToSRGB: Bool) throws(ImageDecodeError) -> (width: Int, height: Int, channels: Int) {
         if isCMYK && convertToSRGB { cmykTransform = colorProfile?.cmykTransform(inverted: invertedInk) }
         var width: Int32 = 0, height: Int32 = 0, components: Int32 = 0
-        let status = tc_jpeg_start(handle, Int32(Self.scaleDenominator(shrink: shrink)), isCMYK ? 1 : 0,
+        denominator = Self.scaleDenominator(shrink: shrink)
+        let status = tc_jpeg_start(handle, Int32(denominator), isCMYK ? 1 : 0,
                                    memoryLimit, &width, &height, &components)
         if status == TC_OVER_BUDGET {
             // libjpeg needed more than the estimate the caller checked: report at least what it was refused.
@@ -99,6 +102,11 @@ final class JPEGDecoder: RowDecoder {
             throw .unsupported("JPEG with \(output.components) output components")
         }
         return (output.width, output.height, 3)
+    }
+
+    /// libjpeg rounds a scaled size up: the last row and column are a partial block of the source.
+    var decodedExtent: (width: Double, height: Double)? {
+        (Double(info.width) / Double(denominator), Double(info.height) / Double(denominator))
     }
 
     func readRows(_ consume: (UnsafeBufferPointer<UInt8>) -> Void) throws(ImageDecodeError) {

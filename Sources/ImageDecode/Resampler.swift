@@ -30,25 +30,32 @@ struct Resampler {
     private let isIdentity: Bool
 
     /// Resizes `sourceWidth x sourceHeight` to `resizedWidth x resizedHeight`, keeping the
-    /// window `crop` of the resized image (the whole of it when nil). `boxPreShrink: false`
-    /// forces pure Lanczos (slower for large reductions; used to check the box stage).
+    /// window `crop` of the resized image (the whole of it when nil). `sourceExtent` is the size
+    /// the source rows span when it is smaller than their pixel count: a decoder that reduced by
+    /// an integer factor delivers a last, partial block (see `RowDecoder.decodedExtent`).
+    /// `boxPreShrink: false` forces pure Lanczos (slower for large reductions; used to check the box stage).
     init(sourceWidth: Int, sourceHeight: Int, channels: Int, resizedWidth: Int, resizedHeight: Int,
-         crop: (x: Int, y: Int, width: Int, height: Int)? = nil, boxPreShrink: Bool = true) {
+         crop: (x: Int, y: Int, width: Int, height: Int)? = nil,
+         sourceExtent: (width: Double, height: Double)? = nil, boxPreShrink: Bool = true) {
         let window = crop ?? (0, 0, resizedWidth, resizedHeight)
+        let extent = sourceExtent ?? (Double(sourceWidth), Double(sourceHeight))
         self.sourceWidth = sourceWidth
         self.sourceHeight = sourceHeight
         self.channels = channels
-        let factor = BoxReducer.factor(shrink: min(Double(sourceWidth) / Double(resizedWidth),
-                                                   Double(sourceHeight) / Double(resizedHeight)))
+        let factor = BoxReducer.factor(shrink: min(extent.width / Double(resizedWidth),
+                                                   extent.height / Double(resizedHeight)))
         if factor > 1 && boxPreShrink {
             box = BoxReducer(width: sourceWidth, height: sourceHeight, channels: channels, factor: factor)
         }
         let filteredWidth = box?.outputWidth ?? sourceWidth
         let filteredHeight = box?.outputHeight ?? sourceHeight
-        horizontal = FilterWeights(sourceSize: filteredWidth, resizedSize: resizedWidth,
-                                   firstOutput: window.x, outputCount: window.width)
-        vertical = FilterWeights(sourceSize: filteredHeight, resizedSize: resizedHeight,
-                                 firstOutput: window.y, outputCount: window.height)
+        // Lanczos maps onto what the rows span, not onto their count: the box stage's last block
+        // may be cut short, so 1976 rows reduced by 6 are 330 rows spanning 329.33.
+        let boxFactor = Double(box?.factor ?? 1)
+        horizontal = FilterWeights(sourceSize: filteredWidth, sourceExtent: extent.width / boxFactor,
+                                   resizedSize: resizedWidth, firstOutput: window.x, outputCount: window.width)
+        vertical = FilterWeights(sourceSize: filteredHeight, sourceExtent: extent.height / boxFactor,
+                                 resizedSize: resizedHeight, firstOutput: window.y, outputCount: window.height)
         neededRows = vertical.sourceRange
         isIdentity = sourceWidth == resizedWidth && sourceHeight == resizedHeight
             && window.x == 0 && window.y == 0 && window.width == resizedWidth && window.height == resizedHeight

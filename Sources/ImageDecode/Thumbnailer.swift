@@ -34,7 +34,8 @@ public struct Thumbnailer: Sendable {
             let decoded = try decoder.start(shrink: shrink, convertToSRGB: request.convertToSRGB)
             var resampler = Resampler(sourceWidth: decoded.width, sourceHeight: decoded.height, channels: decoded.channels,
                                       resizedWidth: plan.resizedWidth, resizedHeight: plan.resizedHeight,
-                                      crop: (plan.cropX, plan.cropY, plan.outputWidth, plan.outputHeight))
+                                      crop: (plan.cropX, plan.cropY, plan.outputWidth, plan.outputHeight),
+                                      sourceExtent: decoder.decodedExtent)
             try decoder.readRows { row in resampler.push(row) }
             var resized = resampler.finish()
             // RGB profiles are applied to the small image, as libvips does outside linear mode.

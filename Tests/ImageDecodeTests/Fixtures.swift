@@ -42,6 +42,15 @@ enum Fixtures {
         return PixelBuffer(width: width, height: height, channels: channels, pixels: pixels)
     }
 
+    /// Stripes across both axes, `period` source pixels a period: when a thumbnail reduces them to a few output
+    /// pixels a period, a shift of a fraction of an output pixel changes them by tens of levels.
+    static func stripes(width: Int, height: Int, period: Double = 70) -> PixelBuffer {
+        image(width: width, height: height, channels: 3) { x, y in
+            let across = 100 * sin(2 * Double.pi * Double(x) / period), down = 100 * sin(2 * Double.pi * Double(y) / period)
+            return [UInt8(127.5 + across), UInt8(127.5 + down), UInt8(127.5 + (across + down) / 2)]
+        }
+    }
+
     /// Resizes an in-memory image with the production resampler.
     static func resize(_ image: PixelBuffer, to width: Int, _ height: Int, boxPreShrink: Bool = true) -> PixelBuffer {
         var resampler = Resampler(sourceWidth: image.width, sourceHeight: image.height, channels: image.channels,

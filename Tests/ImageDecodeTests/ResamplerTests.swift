@@ -90,4 +90,47 @@ import Testing
         let exact = Fixtures.resize(source, to: 90, 60, boxPreShrink: false)
         #expect(Fixtures.meanAbsoluteDifference(fast, exact) < 0.5)
     }
+
+    /// 4608x1976 to 256x110 (a phone photo) reduces by 5 in the box stage: 922x396 rows that span only
+    /// 921.6x395.2, because the last block of each axis is cut short. Lanczos used to map onto 922x396,
+    /// stretching the image by most of a box pixel, so the far edge moved 0.2 output pixels (SSIM 0.986
+    /// against Pillow for that photo). Same geometry here, scaled down: the box stage must not move anything.
+    @Test func boxPreShrinkWithShortLastBlockDoesNotShiftTheImage() {
+        let source = Fixtures.stripes(width: 203, height: 1976)
+        let fast = Fixtures.resize(source, to: 11, 110)
+        let exact = Fixtures.resize(source, to: 11, 110, boxPreShrink: false)
+        // What is left is the box's own blur, the same everywhere (2 levels; 4 in the last row and column,
+        // whose short blocks are centred off the grid, as Pillow's `reduce` has them). Mapped onto the pixel
+        // count it was 31 levels at most and 7.5 on average.
+        let largest = zip(fast.pixels, exact.pixels).map { abs(Int($0) - Int($1)) }.max() ?? 0
+        #expect(largest <= 6, "largest difference \(largest) levels")
+        #expect(Fixtures.meanAbsoluteDifference(fast, exact) < 1.5)
+    }
+
+    /// `sourceExtent` says what the rows span: 26x247 rows spanning 25.375x246.875 (a 203x1975 JPEG decoded
+    /// at 1/8) must resize as the exact 8x average of the source would, not as a 26x247 image.
+    @Test func sourceExtentMapsOntoWhatTheRowsSpan() {
+        let source = Fixtures.stripes(width: 203, height: 1975, period: 140)
+        let exact = Fixtures.resize(source, to: 11, 110, boxPreShrink: false)
+        // What a 1/8 scaled decode delivers: each 8x8 block averaged, the last row and column of blocks
+        // padded by repeating the edge (as JPEG encoders pad partial MCUs).
+        let reduced = Fixtures.image(width: 26, height: 247, channels: 3) { bx, by in
+            var sum = [0, 0, 0]
+            for y in by * 8..<by * 8 + 8 {
+                for x in bx * 8..<bx * 8 + 8 {
+                    let pixel = source[min(x, 202), min(y, 1974)]
+                    for c in 0..<3 { sum[c] += Int(pixel[c]) }
+                }
+            }
+            return sum.map { UInt8(($0 + 32) / 64) }
+        }
+        var resampler = Resampler(sourceWidth: 26, sourceHeight: 247, channels: 3, resizedWidth: 11, resizedHeight: 110,
+                                  sourceExtent: (203.0 / 8, 1975.0 / 8))
+        reduced.pixels.withUnsafeBufferPointer { pixels in
+            for y in 0..<247 { resampler.push(UnsafeBufferPointer(rebasing: pixels[y * 78..<(y + 1) * 78])) }
+        }
+        let result = resampler.finish()
+        // 0.5 levels; mapped onto 26x247 it is 3.9.
+        #expect(Fixtures.meanAbsoluteDifference(result, exact) < 1.5)
+    }
 }
