@@ -107,17 +107,25 @@ import ThumbcacheKit
         let release = DispatchSemaphore(value: 0)
         let running = Task { try await limiter.run(reserving: 30, of: budget) { release.wait(); return 0 } }
         #expect(await Self.eventually(within: 5) { limiter.load.running == 1 })
-        let ran = Locked(0)
-        let queued = Task { try await limiter.run(reserving: 50, of: budget) { ran.withLock { $0 += 1 }; return 1 } }
+        let ran = Locked(0), left = Locked(false)
+        let queued = Task {
+            defer { left.withLock { $0 = true } }
+            return try await limiter.run(reserving: 50, of: budget) { ran.withLock { $0 += 1 }; return 1 }
+        }
         #expect(await Self.eventually(within: 5) { limiter.load.queued == 1 })
         #expect(budget.inUse == 30, "a queued render holds no decode memory")
         queued.cancel()
+        // Left at once, while the worker is still busy (otherwise the test frees the worker rather than hang).
+        let leftAtOnce = await Self.eventually(within: 3) { left.withLock { $0 } }
+        #expect(leftAtOnce, "the cancelled render left the queue while the worker was still busy")
+        if !leftAtOnce { release.signal() }
         await #expect {
             try await queued.value
         } throws: { error in
             guard case PipelineError.cancelled = error else { return false }
             return true
         }
+        guard leftAtOnce else { return }
         #expect(limiter.load.queued == 0 && limiter.load.running == 1, "its queue place was freed at once")
         // The freed place takes another render (the queue holds one): admitted, not refused.
         let next = Task { try await limiter.run(reserving: 50, of: budget) { 2 } }
