@@ -72,47 +72,43 @@ public final class RenderLimiter: RenderGate {
         }.get()
     }
 
-    /// Takes a worker slot, waiting in the queue for one if need be; refused at once when the queue is full.
-    private func acquire() async throws(PipelineError) {
-        enum Admission { case run, wait(UInt64), refuse }
-        let admission = state.withLock { state -> Admission in
-            if state.running < workers && state.waiters.isEmpty {
-                state.running += 1
-                state.started += 1
-                return .run
-            }
-            guard state.waiters.count < queue else { return .refuse }
-            state.started += 1
-            state.nextID += 1
-            return .wait(state.nextID)
-        }
-        switch admission {
-        case .run:
-            return
-        case .refuse:
-            throw .overloaded("all \(workers) render workers are busy and \(queue) renders are waiting")
-        case .wait(let id):
-            do { try await wait(id) } catch { throw .cancelled("its render was waiting for a worker") }
-        }
-    }
+    private struct Refused: Error {}
 
-    private func wait(_ id: UInt64) async throws {
-        try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let admitted = state.withLock { state -> [CheckedContinuation<Void, any Error>]? in
-                    if Task.isCancelled { return nil }
-                    state.waiters.append(Waiter(id: id, continuation: continuation))
-                    return state.admit(workers: workers)  // a slot may have been freed meanwhile
+    /// Takes a worker slot, waiting in the queue for one if need be; refused at once when the queue is full.
+    /// Admission and queueing happen under one lock, so concurrent arrivals cannot overfill the queue.
+    private func acquire() async throws(PipelineError) {
+        let id = state.withLock { state in
+            state.nextID += 1
+            return state.nextID
+        }
+        do {
+            try await withTaskCancellationHandler {
+                try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                    let admitted = state.withLock { state -> Result<Void, any Error>? in
+                        if Task.isCancelled { return .failure(CancellationError()) }
+                        if state.running < workers && state.waiters.isEmpty {
+                            state.running += 1
+                            state.started += 1
+                            return .success(())
+                        }
+                        guard state.waiters.count < queue else { return .failure(Refused()) }
+                        state.started += 1
+                        state.waiters.append(Waiter(id: id, continuation: continuation))
+                        return nil
+                    }
+                    if let admitted { continuation.resume(with: admitted) }
                 }
-                guard let admitted else { return continuation.resume(throwing: CancellationError()) }
-                for waiter in admitted { waiter.resume() }
+            } onCancel: {
+                // Still waiting: leave the queue, freeing its place. Already handed a slot: `run` checks for itself.
+                let cancelled = state.withLock { state in
+                    state.waiters.firstIndex { $0.id == id }.map { state.waiters.remove(at: $0).continuation }
+                }
+                cancelled?.resume(throwing: CancellationError())
             }
-        } onCancel: {
-            // Still waiting: leave the queue, freeing its place. Already handed a slot: `run` checks for itself.
-            let cancelled = state.withLock { state in
-                state.waiters.firstIndex { $0.id == id }.map { state.waiters.remove(at: $0).continuation }
-            }
-            cancelled?.resume(throwing: CancellationError())
+        } catch is Refused {
+            throw .overloaded("all \(workers) render workers are busy and \(queue) renders are waiting")
+        } catch {
+            throw .cancelled("its render was waiting for a worker")
         }
     }
 
