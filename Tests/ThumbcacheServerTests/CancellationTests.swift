@@ -99,6 +99,30 @@ import ThumbcacheKit
         await origin.stop()
     }
 
+    /// Through the server: the one worker busy, a request whose render waits in the queue times out: 504, the
+    /// render leaves the queue at once and never runs (nothing was stored: the next request downloads again).
+    @Test func aTimedOutRequestsQueuedRenderNeverRuns() async throws {
+        let origin = try await TestOrigin()
+        origin.image("/queued.jpg", Fixtures.jpeg)
+        let server = try await ServerHarness { $0.timeout = .seconds(1); $0.workers = 1; $0.queue = 4 }
+        let limiter = server.routes.limiter
+        let release = DispatchSemaphore(value: 0)
+        let held = Task { try await limiter.run { release.wait(); return 0 } }
+        #expect(await Self.eventually(within: 5) { limiter.load.running == 1 })
+        let path = server.path(origin.url("/queued.jpg"), size: 64)
+        let answer = try await server.request(path)
+        #expect(answer.status == 504, "\(answer.status) \(answer.json)")
+        let left = await Self.eventually(within: 3) { limiter.load.queued == 0 }
+        #expect(left, "the timed-out request's render left the queue while the worker was still busy")
+        release.signal()
+        _ = try await held.value
+        let again = try await server.request(path)
+        #expect(again.status == 200 && again.header("X-Thumbcache") == "network", "\(again.header("X-Thumbcache") ?? "")")
+        #expect(origin.count("/queued.jpg") == 2, "the first download's render never ran, so nothing was stored")
+        await server.stop()
+        await origin.stop()
+    }
+
     /// One worker busy: a render queued behind it whose request is cancelled leaves the queue at once (its place
     /// is free for another), never runs, and never held decode memory.
     @Test func aCancelledQueuedRenderNeverRuns() async throws {
