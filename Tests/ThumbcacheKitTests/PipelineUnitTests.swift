@@ -182,7 +182,8 @@ import Testing
         }
         let waiters = (0..<10).map { _ in Task { try await coalescer.value(for: "k", work: work) } }
         let quitter = Task { try await coalescer.value(for: "k", work: work) }
-        try await Task.sleep(for: .milliseconds(50))
+        // All eleven waiting (the quitter alone would be the last waiter, and its leaving would cancel the work).
+        #expect(await Self.eventually { await coalescer.waiters(for: "k") == 11 })
         quitter.cancel()
         await #expect(throws: CancellationError.self) { try await quitter.value }
         await gate.open()
@@ -191,8 +192,9 @@ import Testing
         #expect(try await coalescer.value(for: "k") { 7 } == 7, "a finished flight is not reused")
     }
 
-    /// Polls `condition` (another task reaching a state), for at most `seconds`.
-    static func eventually(within seconds: Double = 5, _ condition: () async -> Bool) async -> Bool {
+    /// Polls `condition` (another task reaching a state), for at most `seconds` (generous: the whole suite runs in
+    /// parallel on two cores, and a state that never comes is the failure these tests look for).
+    static func eventually(within seconds: Double = 30, _ condition: () async -> Bool) async -> Bool {
         let deadline = ContinuousClock.now + .seconds(seconds)
         while ContinuousClock.now < deadline {
             if await condition() { return true }
@@ -213,7 +215,7 @@ import Testing
             { [self] in
                 started.withLock { $0 = true }
                 do {
-                    try await Task.sleep(for: .seconds(10))
+                    try await Task.sleep(for: .seconds(60))
                 } catch {
                     ended.withLock { $0 = error is CancellationError ? "cancelled" : "\(error)" }
                     throw error

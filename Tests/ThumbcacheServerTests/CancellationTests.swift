@@ -8,11 +8,12 @@ import ThumbcacheKit
 /// Issue 11 §5: a request past its deadline gets 504, and its work is cancelled unless another request shares it.
 @Suite(.serialized) struct CancellationTests {
     /// An origin answer that sends its head and the first bytes of a JPEG at once, then one byte every 100 ms
-    /// for 10 s, and records when (and whether) the client closed the connection before the end.
+    /// for 30 s, and records when (and whether) the client closed the connection before the end.
     final class Trickle: Sendable {
-        private let state = Locked<(started: ContinuousClock.Instant?, closed: ContinuousClock.Instant?, closings: Int)>((nil, nil, 0))
+        private let state = Locked<(started: ContinuousClock.Instant?, closed: ContinuousClock.Instant?, closings: Int, finished: Bool)>(
+            (nil, nil, 0, false))
         static let head = Fixtures.jpeg.prefix(64)
-        static let trickled = 100
+        static let trickled = 300
 
         func register(on origin: TestOrigin, at path: String) {
             origin.route(path) { _ in
@@ -36,6 +37,7 @@ import ThumbcacheKit
                             }
                             throw error
                         }
+                        self.state.withLock { $0.finished = true }
                         try await writer.finish(nil)
                     })
             }
@@ -45,6 +47,8 @@ import ThumbcacheKit
         var closedAt: ContinuousClock.Instant? { state.withLock { $0.closed } }
         /// Connections the client closed before the body's end.
         var closings: Int { state.withLock { $0.closings } }
+        /// The whole body was sent: nobody closed the connection.
+        var finished: Bool { state.withLock { $0.finished } }
     }
 
     static func eventually(within seconds: Double, _ condition: () -> Bool) async -> Bool {
@@ -54,7 +58,8 @@ import ThumbcacheKit
     }
 
     /// The only request for a slow download times out: 504 at the deadline, and the download is cancelled, so the
-    /// origin sees its connection closed long before it would have finished sending.
+    /// origin sees its connection closed at once, not after its 30 s trickle. (Bounds are loose, the suite runs in
+    /// parallel on two cores: typically 504 at 1.01 s and the close 0.1 s later.)
     @Test func aTimedOutDownloadClosesTheOriginConnection() async throws {
         let origin = try await TestOrigin()
         let trickle = Trickle()
@@ -64,10 +69,12 @@ import ThumbcacheKit
         let answer = try await server.request(server.path(origin.url("/slow.jpg"), size: 64))
         let answered = ContinuousClock.now
         #expect(answer.status == 504 && answer.json["error"] == "timeout", "\(answer.status) \(answer.json)")
-        #expect(started.duration(to: answered) < .seconds(4), "504 at about the 1 s deadline")
-        #expect(await Self.eventually(within: 3) { trickle.closedAt != nil },
-                "the origin's connection was closed within 3 s of the 504, not after its 10 s trickle")
-        #expect(trickle.closings == 1)
+        #expect(started.duration(to: answered) < .seconds(15), "504 at the 1 s deadline, long before the body's end")
+        #expect(await Self.eventually(within: 25) { trickle.closedAt != nil || trickle.finished })
+        #expect(!trickle.finished && trickle.closings == 1, "the origin's connection was closed before the body's end")
+        if let closed = trickle.closedAt {
+            #expect(answered.duration(to: closed) < .seconds(10), "closed soon after the 504: \(answered.duration(to: closed))")
+        }
         #expect(origin.count("/slow.jpg") == 1)
         await server.stop()
         await origin.stop()
@@ -80,20 +87,21 @@ import ThumbcacheKit
         let trickle = Trickle()
         trickle.register(on: origin, at: "/shared.jpg")
         let server = try await ServerHarness { $0.timeout = .seconds(1) }
-        let timedOut = Task { try await server.request(server.path(origin.url("/shared.jpg"), size: 64)) }
-        #expect(await Self.eventually(within: 5) { trickle.started })
-        // A second request for the same source with no deadline of its own joins the download in flight.
+        // A request with no deadline of its own starts the download; one through the server (1 s deadline) joins it.
         let source = try ImageSource(origin.url("/shared.jpg"))
         let pipeline = server.routes.pipeline
         let patient = Task { try await pipeline.thumbnail(for: source, size: 64) }
+        #expect(await Self.eventually(within: 30) { trickle.started })
+        let timedOut = Task { try await server.request(server.path(origin.url("/shared.jpg"), size: 64)) }
         #expect(try await timedOut.value.status == 504)
         try await Task.sleep(for: .milliseconds(1500))
         #expect(trickle.closedAt == nil, "the download went on for the request still waiting")
+        let left = ContinuousClock.now
         patient.cancel()
         await #expect(throws: PipelineError.self) { try await patient.value }
-        let left = ContinuousClock.now
-        #expect(await Self.eventually(within: 3) { trickle.closedAt != nil }, "cancelled once its last request left")
-        if let closed = trickle.closedAt { #expect(closed >= left - .milliseconds(100)) }
+        #expect(await Self.eventually(within: 20) { trickle.closedAt != nil || trickle.finished })
+        #expect(!trickle.finished && trickle.closedAt != nil, "cancelled once its last request left")
+        if let closed = trickle.closedAt { #expect(closed >= left, "not before the last request left") }
         #expect(origin.count("/shared.jpg") == 1, "one download for both requests")
         await server.stop()
         await origin.stop()
@@ -108,11 +116,11 @@ import ThumbcacheKit
         let limiter = server.routes.limiter
         let release = DispatchSemaphore(value: 0)
         let held = Task { try await limiter.run { release.wait(); return 0 } }
-        #expect(await Self.eventually(within: 5) { limiter.load.running == 1 })
+        #expect(await Self.eventually(within: 30) { limiter.load.running == 1 })
         let path = server.path(origin.url("/queued.jpg"), size: 64)
         let answer = try await server.request(path)
         #expect(answer.status == 504, "\(answer.status) \(answer.json)")
-        let left = await Self.eventually(within: 3) { limiter.load.queued == 0 }
+        let left = await Self.eventually(within: 10) { limiter.load.queued == 0 }
         #expect(left, "the timed-out request's render left the queue while the worker was still busy")
         release.signal()
         _ = try await held.value
@@ -130,17 +138,17 @@ import ThumbcacheKit
         let budget = DecodeBudget(capacity: 100)
         let release = DispatchSemaphore(value: 0)
         let running = Task { try await limiter.run(reserving: 30, of: budget) { release.wait(); return 0 } }
-        #expect(await Self.eventually(within: 5) { limiter.load.running == 1 })
+        #expect(await Self.eventually(within: 30) { limiter.load.running == 1 })
         let ran = Locked(0), left = Locked(false)
         let queued = Task {
             defer { left.withLock { $0 = true } }
             return try await limiter.run(reserving: 50, of: budget) { ran.withLock { $0 += 1 }; return 1 }
         }
-        #expect(await Self.eventually(within: 5) { limiter.load.queued == 1 })
+        #expect(await Self.eventually(within: 30) { limiter.load.queued == 1 })
         #expect(budget.inUse == 30, "a queued render holds no decode memory")
         queued.cancel()
         // Left at once, while the worker is still busy (otherwise the test frees the worker rather than hang).
-        let leftAtOnce = await Self.eventually(within: 3) { left.withLock { $0 } }
+        let leftAtOnce = await Self.eventually(within: 10) { left.withLock { $0 } }
         #expect(leftAtOnce, "the cancelled render left the queue while the worker was still busy")
         if !leftAtOnce { release.signal() }
         await #expect {
@@ -153,7 +161,7 @@ import ThumbcacheKit
         #expect(limiter.load.queued == 0 && limiter.load.running == 1, "its queue place was freed at once")
         // The freed place takes another render (the queue holds one): admitted, not refused.
         let next = Task { try await limiter.run(reserving: 50, of: budget) { 2 } }
-        #expect(await Self.eventually(within: 5) { limiter.load.queued == 1 })
+        #expect(await Self.eventually(within: 30) { limiter.load.queued == 1 })
         release.signal()
         #expect(try await running.value == 0)
         #expect(try await next.value == 2)
