@@ -1,8 +1,9 @@
 import Foundation
 
 /// Bounds the memory that decodes in one process hold at once: each render reserves its estimate
-/// (`Thumbnailer.workingMemory`) before decoding and returns it after, so `warm --concurrency 8` or a server
-/// answering many requests stays within `capacity` of decode memory, whatever arrives. An asynchronous
+/// (`Thumbnailer.workingMemory`) once it has its render slot (`RenderGate`), before decoding, and returns it
+/// after, so `warm --concurrency 8` or a server answering many requests stays within `capacity` of decode
+/// memory, whatever arrives, and renders queued for a worker hold none. An asynchronous
 /// semaphore counting bytes: a reservation that does not fit waits (without a thread) until enough is
 /// returned. Waiters are served in order, so a large decode is not starved by a stream of small ones.
 public final class DecodeBudget: Sendable {
@@ -91,6 +92,16 @@ public final class DecodeBudget: Sendable {
             for waiter in admitted { waiter.resume() }
         }
         return bytes
+    }
+
+    /// `reserve` for a render about to start (inside its render slot): cancelled while waiting is
+    /// `PipelineError.cancelled`.
+    public func reserveForRender(_ bytes: Int) async throws(PipelineError) -> Int {
+        do {
+            return try await reserve(bytes)
+        } catch {
+            throw .cancelled("its render was waiting for decode memory")
+        }
     }
 
     /// Returns bytes that `reserve` handed out.

@@ -44,6 +44,9 @@ public enum PipelineError: Error, Sendable, CustomStringConvertible {
     case trustedCAFile(path: String, reason: String)
     /// The render gate refused the work: every worker busy and the queue full, or the server stopping.
     case overloaded(String)
+    /// The caller stopped waiting (a server's request deadline, a client that left, an interrupted warm) and no
+    /// other caller shared the work, so it was stopped before it finished. Nothing is wrong with the source.
+    case cancelled(String)
 
     public var description: String {
         switch self {
@@ -74,6 +77,7 @@ public enum PipelineError: Error, Sendable, CustomStringConvertible {
         case .invalidSize(let size): "invalid size \(size): use 1...\(ThumbnailRequest.maxSize)"
         case .trustedCAFile(let path, let reason): "cannot trust \(path): \(reason); give a PEM file of CA certificates"
         case .overloaded(let reason): "overloaded: \(reason); try again shortly"
+        case .cancelled(let reason): "cancelled before it finished (\(reason)); ask again"
         }
     }
 
@@ -93,7 +97,7 @@ public enum PipelineError: Error, Sendable, CustomStringConvertible {
         case .offlineMiss: 7
         case .cache, .notACacheDirectory: 8
         case .sourceRefused: 9
-        case .overloaded: 75  // EX_TEMPFAIL
+        case .overloaded, .cancelled: 75  // EX_TEMPFAIL: nothing wrong with the source, asking again can work
         }
     }
 }

@@ -115,7 +115,8 @@ public final class ThumbnailPipeline: Sendable {
         } catch {
             sessionStats.withLock { $0.failures += 1 }
             if let error = error as? PipelineError { throw error }
-            throw .network(url: source.normalized, reason: error is CancellationError ? "cancelled" : "\(error)")
+            if error is CancellationError { throw .cancelled("the request for \(source.normalized) stopped waiting") }
+            throw .network(url: source.normalized, reason: "\(error)")
         }
     }
 
@@ -308,7 +309,8 @@ public final class ThumbnailPipeline: Sendable {
 
     // MARK: - Thumbnails
 
-    /// Throws `PipelineError`, or `CancellationError` while waiting for decode memory.
+    /// Throws `PipelineError`. Cancelled (its last waiter gone), a render still waiting for a worker or for decode
+    /// memory never starts; one already decoding finishes (the C decoders cannot be interrupted) and is stored.
     private func render(_ origin: Origin, source: ImageSource, key: String, size: Int, fit: FitMode, format: ImageFormat?)
         async throws -> ThumbnailResult
     {
@@ -340,16 +342,14 @@ public final class ThumbnailPipeline: Sendable {
                                        maxPixels: configuration.maxPixels, maxDecodeMemory: configuration.maxDecodeMemory)
         let thumbnail: Thumbnail
         do {
-            // The estimate, from the header, is reserved for the decode: renders wait rather than exceed the budget.
+            // The estimate, from the header, is reserved for the decode once it has a worker (the gate, a server's
+            // worker limit): renders wait rather than exceed the budget, and renders queued for a worker hold none.
+            // Coalesced waiters and stored thumbnails never reach the gate.
             let needed = try thumbnailer.workingMemory(for: input, request)
-            let reserved = try await configuration.decodeBudget.reserve(needed)
-            defer {
-                configuration.decodeBudget.release(reserved)
-                FreedMemory.release(afterDecodeOf: needed)
-            }
-            // The gate (a server's worker limit) bounds decodes; coalesced waiters and stored thumbnails never reach it.
+            defer { FreedMemory.release(afterDecodeOf: needed) }
             let thumbnailer = self.thumbnailer, url = source.normalized
-            thumbnail = try await configuration.renderGate.run { () throws(PipelineError) in
+            thumbnail = try await configuration.renderGate.run(reserving: needed, of: configuration.decodeBudget) {
+                () throws(PipelineError) in
                 do throws(ImageDecodeError) { return try thumbnailer.makeThumbnail(from: input, request) } catch {
                     throw .image(url: url, error)
                 }

@@ -2,15 +2,40 @@ import NIOPosix
 import ThumbcacheKit
 
 /// Bounds renders: at most `workers` run at once, on their own threads (a decode never blocks the
-/// threads that serve requests), and at most `queue` wait; beyond that a render is refused at once
+/// threads that serve requests), and at most `queue` wait, in order; beyond that a render is refused at once
 /// (`PipelineError.overloaded`, a 503). The pipeline calls it once per coalesced render, so requests
-/// waiting on another request's render never count.
+/// waiting on another request's render never count. A waiting render whose task is cancelled (every request
+/// that wanted it timed out or left) leaves the queue at once and never runs.
 public final class RenderLimiter: RenderGate {
     public let workers: Int
     public let queue: Int
     private let pool: NIOThreadPool
-    private let admitted = Locked(0)
-    private let started = Locked(0)
+
+    private struct Waiter {
+        let id: UInt64
+        let continuation: CheckedContinuation<Void, any Error>
+    }
+
+    private struct State {
+        /// Renders holding a worker slot: reserving decode memory or decoding.
+        var running = 0
+        /// Renders waiting for a slot, first come first served.
+        var waiters: [Waiter] = []
+        var nextID: UInt64 = 0
+        var started = 0
+
+        /// Hands free slots to waiters from the front; returns their continuations to resume unlocked.
+        mutating func admit(workers: Int) -> [CheckedContinuation<Void, any Error>] {
+            var admitted: [CheckedContinuation<Void, any Error>] = []
+            while running < workers, !waiters.isEmpty {
+                running += 1
+                admitted.append(waiters.removeFirst().continuation)
+            }
+            return admitted
+        }
+    }
+
+    private let state = Locked(State())
 
     public init(workers: Int, queue: Int) {
         self.workers = max(1, workers)
@@ -21,31 +46,79 @@ public final class RenderLimiter: RenderGate {
 
     /// Renders running now, and renders waiting for a worker.
     public var load: (running: Int, queued: Int) {
-        let count = admitted.withLock { $0 }
-        return (min(count, workers), max(0, count - workers))
+        state.withLock { ($0.running, $0.waiters.count) }
     }
 
     /// Renders admitted since the start (each coalesced render once).
-    public var rendersStarted: Int { started.withLock { $0 } }
+    public var rendersStarted: Int { state.withLock { $0.started } }
 
-    public func run<T: Sendable>(_ body: @escaping @Sendable () throws(PipelineError) -> T) async throws(PipelineError) -> T {
-        let admit = admitted.withLock { count in
-            guard count < workers + queue else { return false }
-            count += 1
-            return true
+    public func run<T: Sendable>(reserving bytes: Int, of budget: DecodeBudget?,
+                                 _ body: @escaping @Sendable () throws(PipelineError) -> T) async throws(PipelineError) -> T {
+        try await acquire()
+        defer { release() }
+        let reserved = try await budget?.reserveForRender(bytes) ?? 0
+        defer { budget?.release(reserved) }
+        // Handed a slot (or memory) just as every request for it left: it must not start.
+        if Task.isCancelled { throw .cancelled("its render was about to start") }
+        // Once started, the render runs to the end even if cancelled: the C decoders cannot be interrupted (and the
+        // thumbnail still fills the cache). The pool has a thread per slot, so `body` does not wait in its queue.
+        return try await withCheckedContinuation { (continuation: CheckedContinuation<Result<T, PipelineError>, Never>) in
+            pool.submit { state in
+                switch state {
+                case .active: continuation.resume(returning: Result { () throws(PipelineError) -> T in try body() })
+                case .cancelled: continuation.resume(returning: .failure(.overloaded("the server is stopping")))
+                }
+            }
+        }.get()
+    }
+
+    private struct Refused: Error {}
+
+    /// Takes a worker slot, waiting in the queue for one if need be; refused at once when the queue is full.
+    /// Admission and queueing happen under one lock, so concurrent arrivals cannot overfill the queue.
+    private func acquire() async throws(PipelineError) {
+        let id = state.withLock { state in
+            state.nextID += 1
+            return state.nextID
         }
-        guard admit else {
-            throw .overloaded("all \(workers) render workers are busy and \(queue) renders are waiting")
-        }
-        started.withLock { $0 += 1 }
-        defer { admitted.withLock { $0 -= 1 } }
         do {
-            return try await pool.runIfActive { () throws(PipelineError) -> T in try body() }
-        } catch let error as PipelineError {
-            throw error
+            try await withTaskCancellationHandler {
+                try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                    let admitted = state.withLock { state -> Result<Void, any Error>? in
+                        if Task.isCancelled { return .failure(CancellationError()) }
+                        if state.running < workers && state.waiters.isEmpty {
+                            state.running += 1
+                            state.started += 1
+                            return .success(())
+                        }
+                        guard state.waiters.count < queue else { return .failure(Refused()) }
+                        state.started += 1
+                        state.waiters.append(Waiter(id: id, continuation: continuation))
+                        return nil
+                    }
+                    if let admitted { continuation.resume(with: admitted) }
+                }
+            } onCancel: {
+                // Still waiting: leave the queue, freeing its place. Already handed a slot: `run` checks for itself.
+                let cancelled = state.withLock { state in
+                    state.waiters.firstIndex { $0.id == id }.map { state.waiters.remove(at: $0).continuation }
+                }
+                cancelled?.resume(throwing: CancellationError())
+            }
+        } catch is Refused {
+            throw .overloaded("all \(workers) render workers are busy and \(queue) renders are waiting")
         } catch {
-            throw .overloaded("the server is stopping")
+            throw .cancelled("its render was waiting for a worker")
         }
+    }
+
+    /// Frees a slot, handing it to the first waiter if there is one.
+    private func release() {
+        let admitted = state.withLock { state in
+            state.running -= 1
+            return state.admit(workers: workers)
+        }
+        for waiter in admitted { waiter.resume() }
     }
 
     public func shutdown() async {

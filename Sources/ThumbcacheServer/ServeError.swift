@@ -61,6 +61,8 @@ public struct ServeError: Error, Sendable, Equatable {
             self.init(status: .unprocessableContent, code: "bad_image", message: message)
         case .overloaded:
             self.init(status: .serviceUnavailable, code: "overloaded", message: message, retryAfter: 1)
+        case .cancelled:  // the request stopped waiting (its deadline passed): rarely anyone left to answer
+            self.init(status: .serviceUnavailable, code: "cancelled", message: message, retryAfter: 1)
         case .cache, .notACacheDirectory, .trustedCAFile:
             self.init(status: .internalServerError, code: "internal", message: message)
         }

@@ -98,7 +98,8 @@ public final class ThumbcacheRoutes: Sendable {
     }
 
     /// The thumbnail of a checked path, within the request deadline. A request that times out stops waiting;
-    /// the work goes on when other requests share it (and fills the cache).
+    /// the work goes on when other requests share it (and fills the cache), else it is cancelled (`Coalescer`):
+    /// the download closes its connection, a render still queued for a worker leaves the queue.
     func thumbnail(_ path: ThumbnailPath, format: ImageFormat?) async throws(ServeError) -> ThumbnailResult {
         let source = try Self.source(path.source)
         let pipeline = self.pipeline

@@ -35,23 +35,18 @@ import Testing
     @Test func waitersAreServedInOrder() async throws {
         let budget = DecodeBudget(capacity: 100)
         let held = try await budget.reserve(100)
-        let order = Locked<[Int]>([])
-        // A large reservation first, then small ones: the small ones must not overtake it.
-        let large = Task {
-            let bytes = try await budget.reserve(90)
-            order.withLock { $0.append(90) }
-            return bytes
-        }
+        // A large reservation first, then a small one: the small one must not overtake it.
+        let large = Task { try await budget.reserve(90) }
         #expect(await Self.eventually { budget.waiting == 1 })
-        let small = Task {
-            let bytes = try await budget.reserve(10)
-            order.withLock { $0.append(10) }
-            return bytes
-        }
+        let small = Task { try await budget.reserve(10) }
         #expect(await Self.eventually { budget.waiting == 2 })
-        budget.release(held)
+        // Room for the small one but not the large one: both wait. (Checked by state: the order in which the two
+        // tasks resume after being admitted together is the scheduler's.)
+        budget.release(10)
+        #expect(budget.waiting == 2 && budget.inUse == 90)
+        budget.release(held - 10)
         let (a, b) = (try await large.value, try await small.value)
-        #expect(order.withLock { $0 } == [90, 10])
+        #expect((a, b) == (90, 10) && budget.inUse == 100)
         budget.release(a)
         budget.release(b)
         #expect(budget.inUse == 0)
@@ -114,6 +109,36 @@ import Testing
         let result = try await harness.pipeline.thumbnail(for: ImageSource(source.path), size: 64)
         #expect((result.width, result.height) == (64, 32))
         let expected = try Thumbnailer().workingMemory(for: .file(source.path), ThumbnailRequest(size: 64))
+        #expect(budget.peak == expected && budget.inUse == 0)
+        await harness.close()
+    }
+
+    /// A render gate that records what it is handed, then runs the render at once.
+    struct RecordingGate: RenderGate {
+        /// Per render: the bytes to reserve, and the budget's bytes in use when the render reached the gate.
+        let seen = Locked<[(bytes: Int, inUseAtEntry: Int)]>([])
+
+        func run<T: Sendable>(reserving bytes: Int, of budget: DecodeBudget?,
+                              _ body: @escaping @Sendable () throws(PipelineError) -> T) async throws(PipelineError) -> T {
+            seen.withLock { $0.append((bytes, budget?.inUse ?? -1)) }
+            return try await UnboundedRenderGate().run(reserving: bytes, of: budget, body)
+        }
+    }
+
+    /// Issue 11 §5: the decode memory is reserved once the render has its slot, not before it waits for one, so
+    /// renders queued for a server's workers hold none.
+    @Test func rendersReserveInsideTheRenderGate() async throws {
+        let budget = DecodeBudget(capacity: 64 << 20)
+        let gate = RecordingGate()
+        let harness = try PipelineHarness { $0.decodeBudget = budget; $0.renderGate = gate }
+        let source = harness.directory.appendingPathExtension("jpg")
+        defer { try? FileManager.default.removeItem(at: source) }
+        try Data(CraftedJPEG.flat(width: 2000, height: 1000, layout: .progressive)).write(to: source)
+        _ = try await harness.pipeline.thumbnail(for: ImageSource(source.path), size: 64)
+        let expected = try Thumbnailer().workingMemory(for: .file(source.path), ThumbnailRequest(size: 64))
+        let seen = gate.seen.withLock { $0 }
+        #expect(seen.count == 1 && seen.first?.bytes == expected)
+        #expect(seen.first?.inUseAtEntry == 0, "nothing reserved before the gate")
         #expect(budget.peak == expected && budget.inUse == 0)
         await harness.close()
     }

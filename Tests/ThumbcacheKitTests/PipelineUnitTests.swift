@@ -182,13 +182,115 @@ import Testing
         }
         let waiters = (0..<10).map { _ in Task { try await coalescer.value(for: "k", work: work) } }
         let quitter = Task { try await coalescer.value(for: "k", work: work) }
-        try await Task.sleep(for: .milliseconds(50))
+        // All eleven waiting (the quitter alone would be the last waiter, and its leaving would cancel the work).
+        #expect(await Self.eventually { await coalescer.waiters(for: "k") == 11 })
         quitter.cancel()
         await #expect(throws: CancellationError.self) { try await quitter.value }
         await gate.open()
         for waiter in waiters { #expect(try await waiter.value == 42) }
         #expect(await coalescer.started == 1)
         #expect(try await coalescer.value(for: "k") { 7 } == 7, "a finished flight is not reused")
+    }
+
+    /// Polls `condition` (another task reaching a state), for at most `seconds` (generous: the whole suite runs in
+    /// parallel on two cores, and a state that never comes is the failure these tests look for).
+    static func eventually(within seconds: Double = 30, _ condition: () async -> Bool) async -> Bool {
+        let deadline = ContinuousClock.now + .seconds(seconds)
+        while ContinuousClock.now < deadline {
+            if await condition() { return true }
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        return await condition()
+    }
+
+    /// Work that sleeps until cancelled, recording whether it started and how it ended.
+    final class SleepingWork: Sendable {
+        let started = Locked(false)
+        let ended = Locked<String?>(nil)
+        let value: Int
+
+        init(value: Int) { self.value = value }
+
+        var work: @Sendable () async throws -> Int {
+            { [self] in
+                started.withLock { $0 = true }
+                do {
+                    try await Task.sleep(for: .seconds(60))
+                } catch {
+                    ended.withLock { $0 = error is CancellationError ? "cancelled" : "\(error)" }
+                    throw error
+                }
+                ended.withLock { $0 = "finished" }
+                return value
+            }
+        }
+    }
+
+    /// Issue 11 §5: the only waiter gives up (a request deadline), so nobody needs the work: it is cancelled.
+    @Test func theLastWaiterLeavingCancelsTheWork() async throws {
+        let coalescer = Coalescer<String, Int>()
+        let sleeper = SleepingWork(value: 1)
+        let waiter = Task { try await coalescer.value(for: "k", work: sleeper.work) }
+        #expect(await Self.eventually { sleeper.started.withLock { $0 } })
+        waiter.cancel()
+        await #expect(throws: CancellationError.self) { try await waiter.value }
+        #expect(await Self.eventually { sleeper.ended.withLock { $0 } != nil })
+        #expect(sleeper.ended.withLock { $0 } == "cancelled", "the work saw the cancellation instead of sleeping on")
+    }
+
+    /// One of two waiters gives up: the work goes on, uncancelled, for the other.
+    @Test func workGoesOnWhileAnotherWaiterRemains() async throws {
+        let coalescer = Coalescer<String, Int>()
+        let gate = AsyncGate()
+        let cancelledAtEnd = Locked<Bool?>(nil)
+        let work: @Sendable () async throws -> Int = {
+            await gate.wait()
+            cancelledAtEnd.withLock { $0 = Task.isCancelled }
+            return 42
+        }
+        let staying = Task { try await coalescer.value(for: "k", work: work) }
+        let leaving = Task { try await coalescer.value(for: "k", work: work) }
+        #expect(await Self.eventually { await coalescer.waiters(for: "k") == 2 })
+        leaving.cancel()
+        await #expect(throws: CancellationError.self) { try await leaving.value }
+        #expect(await coalescer.waiters(for: "k") == 1)
+        await gate.open()
+        #expect(try await staying.value == 42)
+        #expect(cancelledAtEnd.withLock { $0 } == false)
+        #expect(await coalescer.started == 1)
+    }
+
+    /// After the last waiter left, the next request starts new work rather than joining the cancelled one; the
+    /// cancelled work finishing later answers nobody and does not end the new flight.
+    @Test func aRequestAfterCancellationStartsNewWork() async throws {
+        let coalescer = Coalescer<String, Int>()
+        let oldGate = AsyncGate(), newGate = AsyncGate()
+        let oldDone = Locked(false)
+        // Ignores cancellation, as a decode on a worker does: it finishes after its flight was given up.
+        let old: @Sendable () async throws -> Int = {
+            await oldGate.wait()
+            oldDone.withLock { $0 = true }
+            return 1
+        }
+        let first = Task { try await coalescer.value(for: "k", work: old) }
+        #expect(await Self.eventually { await coalescer.waiters(for: "k") == 1 })
+        first.cancel()
+        await #expect(throws: CancellationError.self) { try await first.value }
+        #expect(await coalescer.waiters(for: "k") == 0, "the flight was forgotten with its last waiter")
+
+        let second = Task { try await coalescer.value(for: "k") { await newGate.wait(); return 2 } }
+        #expect(await Self.eventually { await coalescer.waiters(for: "k") == 1 })
+        #expect(await coalescer.started == 2, "new work, not the cancelled flight")
+        await oldGate.open()
+        #expect(await Self.eventually { oldDone.withLock { $0 } })
+        try await Task.sleep(for: .milliseconds(50))  // lets the old flight's end reach the actor
+        #expect(await coalescer.waiters(for: "k") == 1, "the old flight's end left the new flight alone")
+        let third = Task { try await coalescer.value(for: "k") { 3 } }
+        #expect(await Self.eventually { await coalescer.waiters(for: "k") == 2 })
+        await newGate.open()
+        #expect(try await second.value == 2)
+        #expect(try await third.value == 2, "joined the new flight")
+        #expect(await coalescer.started == 2)
     }
 }
 
