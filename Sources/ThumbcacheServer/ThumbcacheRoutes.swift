@@ -19,6 +19,7 @@ public final class ThumbcacheRoutes: Sendable {
     let signer: URLSigner
     private let responder: ThumbnailResponder
     private let stopping = Locked(false)
+    private let parsedSources = MemoryCache<String, ImageSource>(limits: .init(totalCost: 4 << 20, count: 10_000))
 
     /// `pipeline` must have been opened with `limiter` as its render gate (`ThumbcacheService.openPipeline`).
     public init(configuration: ServeConfiguration, pipeline: ThumbnailPipeline, limiter: RenderLimiter, metrics: ServerMetrics) {
@@ -101,7 +102,7 @@ public final class ThumbcacheRoutes: Sendable {
     /// the work goes on when other requests share it (and fills the cache), else it is cancelled (`Coalescer`):
     /// the download closes its connection, a render still queued for a worker leaves the queue.
     func thumbnail(_ path: ThumbnailPath, format: ImageFormat?) async throws(ServeError) -> ThumbnailResult {
-        let source = try Self.source(path.source)
+        let source = try parsedSource(path.source)
         let pipeline = self.pipeline
         if let hit = pipeline.memoryHit(for: source, size: path.size, fit: path.fit, format: format) { return hit }
         let timeout = configuration.timeout
@@ -123,6 +124,15 @@ public final class ThumbcacheRoutes: Sendable {
         } catch {
             throw ServeError(status: .internalServerError, code: "internal", message: "\(error)")
         }
+    }
+
+    /// `source(_:)` remembered for recently requested sources: parsing and normalising a URL (Foundation's
+    /// URLComponents) was the largest part of a memory hit's own cost. Refused sources are not remembered.
+    private func parsedSource(_ text: String) throws(ServeError) -> ImageSource {
+        if let known = parsedSources.value(forKey: text) { return known }
+        let source = try Self.source(text)
+        parsedSources.set(source, forKey: text, cost: text.utf8.count)
+        return source
     }
 
     /// Only http and https sources: `file:` and every other scheme is refused (403) before anything is read.
