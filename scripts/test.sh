@@ -4,7 +4,8 @@
 #   2. the DiskLruCache conformance vectors against DiskLru and OkHttp 3.13's Java DiskLruCache;
 #   3. Swift<->Java cross runs on one cache directory;
 #   4. deploy/'s nginx configuration against real nginx (deploy/test-nginx-conf.sh), then three serve nodes
-#      behind it (scripts/cluster-test.sh, 100 sources);
+#      behind it (scripts/cluster-test.sh, 100 sources), and the cluster simulator's node model against
+#      three nodes whose disks evict (scripts/cluster-evict-check.sh, 300 requests);
 #   5. the demo page of `thumbcache serve --demo` in headless Chromium (scripts/test-demo.sh).
 # Without Java (outside CI) step 2 checks DiskLru alone and step 3 is skipped, saying which packages to install.
 # Ends with one plain line: "tests: N passed, N failed".
@@ -31,9 +32,12 @@ if [ -n "${CI:-}" ] || command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx 
   # Three serve nodes behind that configuration (100 sources here; scripts/cluster-test.sh alone runs 500).
   CLUSTER_SOURCES=100 bash scripts/cluster-test.sh 2>&1 | tee "$log"
   cluster_checks=$(sed -n 's/^cluster tests: \([0-9]*\) passed.*/\1/p' "$log" | tail -1)
+  # The simulator's node model against three real nodes whose disks evict (300 requests here).
+  EVICT_SOURCES=100 EVICT_REQUESTS=300 bash scripts/cluster-evict-check.sh 2>&1 | tee "$log"
+  evict_checks=$(sed -n 's/^evict check: \([0-9]*\) passed.*/\1/p' "$log" | tail -1)
 else
   echo "skipping the nginx configuration and cluster tests: apt-get install -y nginx"
 fi
 # Every step above exits non-zero on any failure (set -e, pipefail), so reaching here means none failed.
-echo "swift test: ${tests:-0} tests, demo browser checks: ${demo:-0}, conformance: ${vectors:-0} vectors, cross runs: $cross seeds, nginx config: ${nginx_checks:-0} checks, cluster: ${cluster_checks:-0} checks"
-echo "tests: $(( ${tests:-0} + ${demo:-0} + ${vectors:-0} + cross + ${nginx_checks:-0} + ${cluster_checks:-0} )) passed, 0 failed"
+echo "swift test: ${tests:-0} tests, demo browser checks: ${demo:-0}, conformance: ${vectors:-0} vectors, cross runs: $cross seeds, nginx config: ${nginx_checks:-0} checks, cluster: ${cluster_checks:-0} checks, evict check: ${evict_checks:-0} checks"
+echo "tests: $(( ${tests:-0} + ${demo:-0} + ${vectors:-0} + cross + ${nginx_checks:-0} + ${cluster_checks:-0} + ${evict_checks:-0} )) passed, 0 failed"
