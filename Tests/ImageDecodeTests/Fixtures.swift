@@ -26,6 +26,16 @@ enum Fixtures {
         }
     }()
 
+    /// Runs a long CPU-bound test loop on a thread of its own and returns what it found. Swift Testing runs
+    /// the suites in parallel on the cooperative pool (one thread per core); a corpus-wide decode loop there
+    /// starved other suites' timers for a minute on a 2-core machine, and their deadline tests failed.
+    /// The body returns failure messages (issues cannot be recorded outside the test's task).
+    static func offCooperativePool(_ body: @escaping @Sendable () throws -> [String]) async throws -> [String] {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread { continuation.resume(with: Result { try body() }) }.start()
+        }
+    }
+
     static let corpusMissing = "shared corpus not found (set THUMBCACHE_CORPUS or place it at ../shared/corpus)"
 
     /// Mean absolute difference per channel value between two same-sized images.

@@ -194,7 +194,7 @@ import Testing
 
     /// Polls `condition` (another task reaching a state), for at most `seconds` (generous: the whole suite runs in
     /// parallel on two cores, and a state that never comes is the failure these tests look for).
-    static func eventually(within seconds: Double = 30, _ condition: () async -> Bool) async -> Bool {
+    static func eventually(within seconds: Double = 120, _ condition: () async -> Bool) async -> Bool {
         let deadline = ContinuousClock.now + .seconds(seconds)
         while ContinuousClock.now < deadline {
             if await condition() { return true }
