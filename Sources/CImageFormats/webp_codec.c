@@ -127,6 +127,9 @@ tc_status tc_webp_decode(tc_webp_decoder *decoder, int width, int height, int ch
     if (!WebPInitDecoderConfig(&config)) return fail(decoder, TC_UNSUPPORTED, "libwebp version mismatch");
     config.output.colorspace = channels == 4 ? MODE_RGBA : MODE_RGB;
     config.output.is_external_memory = 1;
+    // libwebp filters in a second thread while it parses: about a fifth off a large lossy decode's wall
+    // time (libvips does the same), at no extra memory.
+    config.options.use_threads = 1;
     uint8_t *target = out;
     size_t target_stride = stride;
     if (covers) {

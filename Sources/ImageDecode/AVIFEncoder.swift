@@ -4,9 +4,10 @@ import CImageSupport
 
 /// Encodes thumbnails as 8-bit 4:2:0 AVIF through libaom, sRGB (nclx 1/13/6), keeping alpha, no metadata.
 enum AVIFEncoder {
-    /// libaom speed 8: a 256 px encode took about 12 ms here (one thread; scripts/bench-formats.sh),
-    /// where speed 6 costs about 3x the time for a few percent fewer bytes.
-    static let speed = 8
+    /// libaom speed 9: a 256 px encode at q80 takes 5.4 ms (median, 11.4 max) here, where speed 8 took
+    /// 23 ms (39.6 max), over the issue's ~15 ms budget, for 9 points more saving at equal SSIM
+    /// (-33% vs -24% against JPEG q80; scripts/bench-formats.sh sizes, 50 photos, 2026-11-25).
+    static let speed = 9
 
     static func encode(_ image: PixelBuffer, quality: Int) throws(ImageDecodeError) -> Data {
         var encoded = tc_encoded()
