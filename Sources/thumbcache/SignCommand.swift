@@ -27,6 +27,16 @@ struct SignCommand: AsyncParsableCommand {
 
     func run() async throws {
         guard size >= 1 else { throw Console.Failure(description: "--size must be at least 1", exitCode: Console.Status.usage) }
+        // What serve would refuse is refused here, rather than printing a path that answers 400 or 403.
+        if let format, !format.isEncodable {
+            throw Console.Failure(description: "--format \(format.rawValue) is read, never written: use jpeg, png, webp or avif",
+                                  exitCode: Console.Status.usage)
+        }
+        let lower = source.lowercased()
+        guard lower.hasPrefix("http://") || lower.hasPrefix("https://") else {
+            throw Console.Failure(description: "serve fetches only http and https sources, not \(source.prefix(60))",
+                                  exitCode: Console.Status.usage)
+        }
         var path = ThumbnailPath(signature: "", size: size, fit: fit, source: source, format: format)
         path.signature = try signing.signer().signature(for: path.signedPart)
         try Console.print(path.path)

@@ -143,4 +143,34 @@ import ThumbcacheKit
         #expect(String(decoding: sign.stdout, as: UTF8.self)
             == "/9fy3TcwiVHPdBcwt-g04o9r63aRL7eOKveVNIldioC8/300/cover/aHR0cDovL2ltZy5leGFtcGxlLmNvbS9wcmV0dHkvaW1hZ2UuanBn.png\n")
     }
+
+    /// `sign` refuses what `serve` would refuse (a format it does not write, a source it does not fetch).
+    @Test func signRefusesWhatServeRefuses() throws {
+        let gif = try ServeProcess.run(["sign", "http://img.example.com/a.gif", "--size", "64", "--format", "gif"])
+        #expect(gif.status == 64 && gif.stderr.contains("gif") && gif.stdout.isEmpty, "\(gif.stderr)")
+        let file = try ServeProcess.run(["sign", "file:///etc/passwd", "--size", "64"])
+        #expect(file.status == 64 && file.stderr.contains("http and https") && file.stdout.isEmpty, "\(file.stderr)")
+    }
+
+    /// `--host [::1]` (the URL spelling) binds ::1. Skipped where the machine has no IPv6 loopback.
+    @Test(.enabled(if: Self.hasIPv6Loopback)) func aBracketedIPv6HostBinds() async throws {
+        let server = try ServeProcess(arguments: ["--host", "[::1]"])
+        defer { server.removeCache() }
+        let port = try await server.port()
+        #expect(server.stderr.contains("serving on http://[::1]:\(port)"), "\(server.stderr)")
+        server.process.interrupt()
+        #expect(await server.exitStatus() == 0)
+    }
+
+    static let hasIPv6Loopback: Bool = {
+        let fd = socket(AF_INET6, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var address = sockaddr_in6()
+        address.sin6_family = sa_family_t(AF_INET6)
+        address.sin6_addr = in6addr_loopback
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) == 0 }
+        }
+    }()
 }
