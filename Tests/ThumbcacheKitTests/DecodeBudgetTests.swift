@@ -144,7 +144,9 @@ import Testing
     }
 
     @Test func aDecodeOverTheLimitIsRefusedWithExitCode6() async throws {
-        let harness = try PipelineHarness { $0.maxDecodeMemory = 1 << 20 }
+        // A budget of its own: the shared one is also used by tests running in parallel.
+        let budget = DecodeBudget(capacity: 64 << 20)
+        let harness = try PipelineHarness { $0.maxDecodeMemory = 1 << 20; $0.decodeBudget = budget }
         let source = harness.directory.appendingPathExtension("jpg")
         try Data(CraftedJPEG.flat(width: 2000, height: 1000, layout: .progressive)).write(to: source)
         defer { try? FileManager.default.removeItem(at: source) }
@@ -157,7 +159,7 @@ import Testing
         }
         #expect(limit == 1 << 20 && needed > 2000 * 1000 * 3 * 2)
         #expect(error?.exitCode == 6)
-        #expect(DecodeBudget.shared.inUse == 0)
+        #expect(budget.inUse == 0 && budget.peak == 0, "a refused decode reserves nothing")
         await harness.close()
     }
 }
