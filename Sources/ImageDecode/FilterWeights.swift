@@ -29,7 +29,7 @@ struct FilterWeights {
         let scale = (sourceExtent ?? Double(sourceSize)) / Double(resizedSize)
         let filterScale = max(scale, 1)
         let support = Self.lanczosRadius * filterScale
-        let taps = Int((support * 2).rounded(.up)) + 1
+        let taps = Self.taps(scale: scale)
         var starts = [Int](repeating: 0, count: count)
         var counts = [Int](repeating: 0, count: count)
         var weights = [Float](repeating: 0, count: count * taps)
@@ -56,6 +56,12 @@ struct FilterWeights {
         self.starts = starts
         self.counts = counts
         self.weights = weights
+    }
+
+    /// Source pixels one output pixel reads at this scale (source / output): the kernel is stretched when
+    /// shrinking. `scale` is a ratio of pixel counts of at most 65535 (the decoders' dimension limit).
+    static func taps(scale: Double) -> Int {
+        Int((lanczosRadius * max(scale, 1) * 2).rounded(.up)) + 1
     }
 
     static func lanczos3(_ x: Double) -> Double {

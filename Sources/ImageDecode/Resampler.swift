@@ -77,7 +77,7 @@ struct Resampler {
         let filteredWidth = (sourceWidth + factor - 1) / factor
         let filteredHeight = (sourceHeight + factor - 1) / factor
         let box = factor > 1 ? filteredWidth * channels * (MemoryLayout<UInt64>.size + 1) : 0
-        let taps = Int((FilterWeights.lanczosRadius * max(Double(filteredHeight) / Double(resizedHeight), 1) * 2).rounded(.up)) + 1
+        let taps = FilterWeights.taps(scale: Double(filteredHeight) / Double(resizedHeight))
         let floats = (filteredWidth + (taps + 2) * outputWidth) * channels * MemoryLayout<Float>.size
         // Filter weights: taps floats and two indices per output pixel, both axes.
         let weights = (taps * MemoryLayout<Float>.size + 2 * MemoryLayout<Int>.size) * (outputWidth + resizedHeight)

@@ -33,7 +33,7 @@ public actor Coalescer<Key: Hashable & Sendable, Value: Sendable> {
                     return
                 }
                 if flights[key] != nil {
-                    flights[key]!.waiters[waiter] = continuation
+                    flights[key]?.waiters[waiter] = continuation
                     return
                 }
                 let id = newID()

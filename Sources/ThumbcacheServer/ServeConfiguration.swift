@@ -73,7 +73,12 @@ public struct ServeConfiguration: Sendable {
     /// The bind address is loopback: `localhost`, or an address the source checks classify as loopback
     /// (one classifier for both, so `127.1`-style spellings and `::1` agree).
     static func isLoopback(_ host: String) -> Bool {
-        let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+        let bare = bindAddress(host)
         return bare == "localhost" || IPAddress(bare)?.kind == .loopback
+    }
+
+    /// The address to bind: `[::1]` as in a URL is `::1` to NIO.
+    public static func bindAddress(_ host: String) -> String {
+        host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
     }
 }

@@ -58,12 +58,14 @@ public final class ServerMetrics: Sendable {
     /// One counter per (status, served), made once: the registry's lookup by label and dimensions on every
     /// request cost more than the increment.
     private func requestCounter(status: Int, served: String) -> Metrics.Counter {
-        let key = RequestKey(status: status, served: served)
-        if let counter = requestCounters.withLock({ $0[key] }) { return counter }
-        let counter = Metrics.Counter(label: "thumbcache_requests_total",
-                                      dimensions: [("status", String(status)), ("served", served)], factory: factory)
-        requestCounters.withLock { $0[key] = counter }
-        return counter
+        requestCounters.withLock { counters in
+            let key = RequestKey(status: status, served: served)
+            if let counter = counters[key] { return counter }
+            let counter = Metrics.Counter(label: "thumbcache_requests_total",
+                                          dimensions: [("status", String(status)), ("served", served)], factory: factory)
+            counters[key] = counter
+            return counter
+        }
     }
 
     private struct RequestKey: Hashable, Sendable {

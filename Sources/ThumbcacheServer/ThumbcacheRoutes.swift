@@ -136,7 +136,8 @@ public final class ThumbcacheRoutes: Sendable {
     }
 
     /// Only http and https sources: `file:` and every other scheme is refused (403) before anything is read.
-    static func source(_ text: String) throws(ServeError) -> ImageSource {
+    /// (`thumbcache sign` asks the same question, so it never prints a path serve would refuse.)
+    public static func source(_ text: String) throws(ServeError) -> ImageSource {
         let lower = text.lowercased()
         guard lower.hasPrefix("http://") || lower.hasPrefix("https://") else {
             throw .forbidden("source_refused", "only http and https sources are served")

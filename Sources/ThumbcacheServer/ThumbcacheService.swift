@@ -42,7 +42,7 @@ public struct ThumbcacheService: Sendable {
         let app = Application(
             router: router,
             server: .http1(configuration: .init(additionalChannelHandlers: [RequestHeadDeadline(timeout: headDeadline)], idleTimeout: idle)),
-            configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "thumbcache",
+            configuration: .init(address: .hostname(ServeConfiguration.bindAddress(configuration.host), port: configuration.port), serverName: "thumbcache",
                                  availableConnectionsDelegate: MaximumAvailableConnections(configuration.maxConnections)),
             onServerRunning: { channel in await onListening(channel.localAddress?.port ?? 0) }, logger: logger)
         var services: [any Service] = [PipelineCloser(routes: routes), app]
@@ -50,7 +50,7 @@ public struct ThumbcacheService: Sendable {
             let metricsRouter = Router()
             routes.registerMetrics(on: metricsRouter)
             services.append(Application(
-                router: metricsRouter, configuration: .init(address: .hostname(configuration.host, port: metricsPort)),
+                router: metricsRouter, configuration: .init(address: .hostname(ServeConfiguration.bindAddress(configuration.host), port: metricsPort)),
                 onServerRunning: { channel in await onListening(channel.localAddress?.port ?? 0) }, logger: logger))
         }
         if let file = configuration.memoryPressureFile {

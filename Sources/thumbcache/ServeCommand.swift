@@ -141,7 +141,7 @@ struct ServeCommand: AsyncParsableCommand {
         let service = try ThumbcacheService(configuration: configuration, pipeline: pipelineConfiguration) { message in
             Console.error(message)
         }
-        let host = configuration.host
+        let host = ServeConfiguration.bindAddress(configuration.host)
         try await service.run { port in
             Console.error("serving on http://\(host.contains(":") ? "[\(host)]" : host):\(port)")
         }
@@ -150,10 +150,6 @@ struct ServeCommand: AsyncParsableCommand {
     func serveConfiguration() throws -> ServeConfiguration {
         var configuration = ServeConfiguration()
         configuration.host = try EnvironmentFallback.value(host, flag: "host") ?? configuration.host
-        // `[::1]` as in a URL: NIO binds the bare address.
-        if configuration.host.hasPrefix("["), configuration.host.hasSuffix("]") {
-            configuration.host = String(configuration.host.dropFirst().dropLast())
-        }
         configuration.port = try EnvironmentFallback.value(port, flag: "port") ?? configuration.port
         configuration.metricsPort = try EnvironmentFallback.value(metricsPort, flag: "metrics-port")
         if let key = try EnvironmentFallback.value(key, flag: "key") {

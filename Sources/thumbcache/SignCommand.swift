@@ -32,10 +32,8 @@ struct SignCommand: AsyncParsableCommand {
             throw Console.Failure(description: "--format \(format.rawValue) is read, never written: use jpeg, png, webp or avif",
                                   exitCode: Console.Status.usage)
         }
-        let lower = source.lowercased()
-        guard lower.hasPrefix("http://") || lower.hasPrefix("https://") else {
-            throw Console.Failure(description: "serve fetches only http and https sources, not \(source.prefix(60))",
-                                  exitCode: Console.Status.usage)
+        do throws(ServeError) { _ = try ThumbcacheRoutes.source(source) } catch {
+            throw Console.Failure(description: "\(source.prefix(60)): \(error.message)", exitCode: Console.Status.usage)
         }
         var path = ThumbnailPath(signature: "", size: size, fit: fit, source: source, format: format)
         path.signature = try signing.signer().signature(for: path.signedPart)
