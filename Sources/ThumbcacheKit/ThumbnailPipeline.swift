@@ -29,6 +29,7 @@ public final class ThumbnailPipeline: Sendable {
     private let thumbnailer = Thumbnailer()
     private let origins = Coalescer<String, Origin>()
     private let renders = Coalescer<String, ThumbnailResult>()
+    private let unstored = UnstoredOriginals()
     private let httpFetcher = Locked<HTTPFetcher?>(nil)
     private let sessionStats = Locked(CacheStats())
     private let statsURL: URL
@@ -91,9 +92,15 @@ public final class ThumbnailPipeline: Sendable {
         if policy != .refresh, let result = memoryHit(memoryKey, acceptingStale: policy == .offline) { return result }
         do {
             let origin = try await origins.value(for: "\(key)|\(policy.rawValue)") {
+                // Downloaded by an earlier flight and not stored yet: that download, not another one.
+                if policy != .refresh, let held = self.unstored.origin(for: key),
+                   policy == .offline || Freshness(metadata: held.metadata, now: Date()).isFresh {
+                    return held
+                }
                 let started = ContinuousClock.now
                 var origin = try await self.resolveOrigin(source, key: key, policy: policy)
                 origin.fetchDuration = started.duration(to: .now)
+                self.unstored.hold(origin, for: key)
                 return origin
             }
             let renderKey = "\(memoryKey)|\(origin.metadata.responseTime)|\(origin.servedFrom.rawValue)"
@@ -183,6 +190,7 @@ public final class ThumbnailPipeline: Sendable {
             try? store.cache.withAccess { (CacheStats.load(from: statsURL) + session).save(to: statsURL) }
         }
         try? store.cache.close()
+        unstored.removeAll()
         downloadFolder.withLock { $0 = nil }
         let fetcher = httpFetcher.withLock { fetcher in
             defer { fetcher = nil }
@@ -314,6 +322,8 @@ public final class ThumbnailPipeline: Sendable {
     private func render(_ origin: Origin, source: ImageSource, key: String, size: Int, fit: FitMode, format: ImageFormat?)
         async throws -> ThumbnailResult
     {
+        // Stored or not, once this render ends later requests read the entry (or fetch again), not this download.
+        defer { if origin.downloaded != nil { unstored.release(key, fetchedAt: origin.metadata.responseTime) } }
         let downloadedBytes = origin.servedFrom == .network ? origin.downloadedBytes : 0
         // A stored thumbnail of this size and format: no decode at all.
         if fit == .contain, let entry = origin.entry,

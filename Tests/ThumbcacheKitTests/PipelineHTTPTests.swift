@@ -217,6 +217,31 @@ import Testing
         server.shutdown()
     }
 
+    /// A request that arrives after a source's download has finished but before its entry is written (the first
+    /// render still running) must use that download: a second download's save replaced the entry, so one of the
+    /// two thumbnails was lost and the origin was asked twice.
+    @Test func aRequestBetweenDownloadAndStoreUsesThatDownload() async throws {
+        server.route("/between.jpg") { _ in Self.image([("Cache-Control", "max-age=3600")]) }
+        let gate = HoldFirstRenderGate()
+        let harness = try PipelineHarness { $0.renderGate = gate }
+        let source = try ImageSource(server.url("/between.jpg"))
+        let pipeline = harness.pipeline
+        let first = Task { try await pipeline.thumbnail(for: source, size: 64) }
+        #expect(await gate.waitUntilHolding(), "the first render reached the gate")
+        let second = try await pipeline.thumbnail(for: source, size: 128)
+        gate.open()
+        let firstResult = try await first.value
+        #expect(server.requestCount("/between.jpg") == 1, "one download for both")
+        #expect(firstResult.width == 64 && second.width == 128)
+        #expect(try pipeline.info(for: source)?.metadata.variants == [64, 128], "both thumbnails stored")
+        try await harness.reopen()
+        let stored = try await harness.pipeline.thumbnail(for: source, size: 64)
+        #expect(stored.servedFrom == .disk && !stored.rendered && stored.data == firstResult.data)
+        #expect(harness.downloadFiles.isEmpty, "the held download is gone once stored")
+        await harness.close()
+        server.shutdown()
+    }
+
     @Test func cancelledWaiterDoesNotCancelTheOthers() async throws {
         server.route("/slow.jpg") { _ in .trickle(body: Fixtures.jpeg, chunk: 512, delay: .milliseconds(10)) }
         let harness = try PipelineHarness()
@@ -441,5 +466,53 @@ final class VersionBox: @unchecked Sendable {
     var value: Int {
         get { lock.withLock { stored } }
         set { lock.withLock { stored = newValue } }
+    }
+}
+
+/// Holds the first render until `open()`; later renders pass at once.
+final class HoldFirstRenderGate: RenderGate {
+    private struct State {
+        var holding = false
+        var opened = false
+        var waiter: CheckedContinuation<Void, Never>?
+    }
+
+    private let state = Locked(State())
+
+    func run<T: Sendable>(reserving bytes: Int, of budget: DecodeBudget?,
+                          _ body: @escaping @Sendable () throws(PipelineError) -> T) async throws(PipelineError) -> T {
+        let first = state.withLock { state in
+            defer { state.holding = true }
+            return !state.holding && !state.opened
+        }
+        if first {
+            await withCheckedContinuation { continuation in
+                let go = state.withLock { state in
+                    if state.opened { return true }
+                    state.waiter = continuation
+                    return false
+                }
+                if go { continuation.resume() }
+            }
+        }
+        return try body()
+    }
+
+    /// Whether a render is held, waiting up to 30 s for one to arrive.
+    func waitUntilHolding() async -> Bool {
+        for _ in 0..<3000 {
+            if state.withLock({ $0.waiter != nil }) { return true }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return false
+    }
+
+    func open() {
+        let waiter = state.withLock { state in
+            state.opened = true
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume()
     }
 }

@@ -406,3 +406,37 @@ actor AsyncGate {
         #expect(thumbnail.data == (try Thumbnailer().makeThumbnail(from: Fixtures.jpeg, ThumbnailRequest(size: 64))).data)
     } }
 }
+
+@Suite struct UnstoredOriginalsTests {
+    static func origin(fetchedAt responseTime: Date, storable: Bool = true) -> ThumbnailPipeline.Origin {
+        let metadata = CacheMetadata(url: "http://x/a.jpg", headers: [:], requestTime: responseTime, responseTime: responseTime,
+                                     original: .init(format: "jpeg", width: 1, height: 1, bytes: 3))
+        return .init(metadata: metadata, servedFrom: .network, downloaded: FetchedOriginal(data: Data([1, 2, 3])),
+                     downloadedBytes: 3, storable: storable, entry: nil)
+    }
+
+    @Test func heldUntilReleasedByItsOwnFetch() {
+        let unstored = UnstoredOriginals()
+        let older = Date(timeIntervalSince1970: 1000), newer = Date(timeIntervalSince1970: 2000)
+        unstored.hold(Self.origin(fetchedAt: older), for: "k")
+        unstored.hold(Self.origin(fetchedAt: newer), for: "k")
+        unstored.release("k", fetchedAt: older.timeIntervalSince1970)
+        #expect(unstored.origin(for: "k")?.metadata.responseTime == newer.timeIntervalSince1970,
+                "a render of an older download does not release a newer one")
+        unstored.release("k", fetchedAt: newer.timeIntervalSince1970)
+        #expect(unstored.origin(for: "k") == nil && unstored.count == 0)
+        unstored.hold(Self.origin(fetchedAt: newer, storable: false), for: "k")
+        #expect(unstored.count == 0, "a no-store download is never held")
+    }
+
+    @Test func aDownloadWhoseRenderNeverRanExpires() async throws {
+        let unstored = UnstoredOriginals(maxAge: .milliseconds(50))
+        unstored.hold(Self.origin(fetchedAt: Date()), for: "a")
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(unstored.origin(for: "a") == nil)
+        unstored.hold(Self.origin(fetchedAt: Date()), for: "b")
+        try await Task.sleep(for: .milliseconds(100))
+        unstored.hold(Self.origin(fetchedAt: Date()), for: "c")
+        #expect(unstored.count == 1, "holding another drops the expired ones")
+    }
+}
