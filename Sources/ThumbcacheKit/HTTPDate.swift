@@ -62,11 +62,42 @@ public enum HTTPDate {
         let days = total >= 0 ? total / 86_400 : (total - 86_399) / 86_400
         let secondsOfDay = total - days * 86_400
         let (year, month, day) = civilDate(daysSinceEpoch: days)
-        let weekday = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"][((days % 7) + 7) % 7]
-        func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
-        func four(_ n: Int) -> String { String(repeating: "0", count: max(0, 4 - String(n).count)) + String(n) }
-        return "\(weekday), \(two(day)) \(months[month - 1].capitalized) \(four(year)) "
-            + "\(two(secondsOfDay / 3600)):\(two(secondsOfDay / 60 % 60)):\(two(secondsOfDay % 60)) GMT"
+        // Written as bytes: a server formats one per answer (Last-Modified), and interpolation with
+        // Foundation's `capitalized` was a visible part of a memory hit's cost.
+        var text: [UInt8] = []
+        text.reserveCapacity(32)
+        text += weekdayNames[((days % 7) + 7) % 7].utf8
+        text += ", ".utf8
+        appendDigits(day, width: 2, to: &text)
+        text.append(UInt8(ascii: " "))
+        text += monthNames[month - 1].utf8
+        text.append(UInt8(ascii: " "))
+        appendDigits(year, width: 4, to: &text)
+        text.append(UInt8(ascii: " "))
+        appendDigits(secondsOfDay / 3600, width: 2, to: &text)
+        text.append(UInt8(ascii: ":"))
+        appendDigits(secondsOfDay / 60 % 60, width: 2, to: &text)
+        text.append(UInt8(ascii: ":"))
+        appendDigits(secondsOfDay % 60, width: 2, to: &text)
+        text += " GMT".utf8
+        return String(decoding: text, as: UTF8.self)
+    }
+
+    private static let weekdayNames = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"]  // 1970-01-01 was a Thursday
+    private static let monthNames = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+
+    /// `n` (not negative) in decimal, zero-padded to at least `width` digits.
+    private static func appendDigits(_ n: Int, width: Int, to text: inout [UInt8]) {
+        var divisor = 1, count = 1
+        while n / divisor >= 10 {
+            divisor *= 10
+            count += 1
+        }
+        for _ in count..<max(count, width) { text.append(UInt8(ascii: "0")) }
+        while divisor > 0 {
+            text.append(UInt8(ascii: "0") + UInt8(n / divisor % 10))
+            divisor /= 10
+        }
     }
 
     /// Seconds since 1970 within the representable dates: NaN counts as 1970, ±infinity as the nearest end.

@@ -1,15 +1,17 @@
 import Foundation
 import Logging
+import ThumbcacheKit
 
-/// Writes each log message as one line on standard error: as it is for `--log-format json` (the access log's
+/// Writes each log message as one line on standard error (batched by `LogLineWriter`): as it is for `--log-format json` (the access log's
 /// message is the JSON object), with an ISO 8601 time and the level for `text`.
 public struct LineLogHandler: LogHandler {
     public var logLevel: Logger.Level = .info
     public var metadata: Logger.Metadata = [:]
     private let json: Bool
 
-    public init(label: String, json: Bool) {
+    public init(label: String, json: Bool, writer: LogLineWriter = .standardError) {
         self.json = json
+        self.writer = writer
     }
 
     public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
@@ -19,6 +21,10 @@ public struct LineLogHandler: LogHandler {
 
     /// Made once: building the style per line was a visible part of a memory hit's cost.
     private static let timeStyle = Date.ISO8601FormatStyle()
+    /// The formatted time of the current second (the style has no fractions), formatted once per second.
+    private static let currentSecond = Locked<(second: Int, text: String)>((-1, ""))
+
+    private let writer: LogLineWriter
 
     public func log(event: LogEvent) {
         let text: String
@@ -27,8 +33,17 @@ public struct LineLogHandler: LogHandler {
         } else if json {
             text = ServeError.json(["level": event.level.rawValue, "message": event.message.description])
         } else {
-            text = "\(Date().formatted(Self.timeStyle)) \(event.level.rawValue) \(event.message)"
+            text = "\(Self.now()) \(event.level.rawValue) \(event.message)"
         }
-        FileHandle.standardError.write(Data((text + "\n").utf8))
+        writer.write(text, urgent: event.level >= .warning)
+    }
+
+    private static func now() -> String {
+        let date = Date()
+        let second = Int(date.timeIntervalSince1970.rounded(.down))
+        return currentSecond.withLock { current in
+            if current.second != second { current = (second, date.formatted(timeStyle)) }
+            return current.text
+        }
     }
 }

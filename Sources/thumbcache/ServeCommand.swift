@@ -125,6 +125,8 @@ struct ServeCommand: AsyncParsableCommand {
         }
         let json = configuration.logFormat == .json
         LoggingSystem.bootstrap { label in LineLogHandler(label: label, json: json) }
+        // Log lines are batched; every one is written before serve exits, however it ends.
+        defer { LogLineWriter.standardError.flush() }
         var pipelineConfiguration = cache.configuration()
         if cache.cacheDir == nil, let directory = ProcessInfo.processInfo.environment["THUMBCACHE_CACHE_DIR"], !directory.isEmpty {
             pipelineConfiguration.cacheDirectory = URL(fileURLWithPath: directory)

@@ -27,6 +27,17 @@ import Testing
         #expect(HTTPDate.format(Date(timeIntervalSince1970: 1.7e308)) == "Fri, 31 Dec 9999 23:59:59 GMT")
     }
 
+    @Test func formatIsIMFFixdateAndParsesBack() {
+        #expect(HTTPDate.format(Date(timeIntervalSince1970: 784_111_777)) == "Sun, 06 Nov 1994 08:49:37 GMT", "RFC 9110 §5.6.7")
+        #expect(HTTPDate.format(Date(timeIntervalSince1970: 951_782_400)) == "Tue, 29 Feb 2000 00:00:00 GMT")
+        var seconds: Int64 = -62_135_596_800  // 0001-01-01
+        while seconds < 253_402_300_799 {  // 9999-12-31
+            let text = HTTPDate.format(Date(timeIntervalSince1970: TimeInterval(seconds)))
+            #expect(text.utf8.count == 29 && HTTPDate.parse(text)?.timeIntervalSince1970 == TimeInterval(seconds), "\(seconds): \(text)")
+            seconds += 9_876_543_211
+        }
+    }
+
     @Test func numbersAreDigitsAndSaturate() {
         #expect(HTTPInteger.parse("123") == 123)
         #expect(HTTPInteger.parse("99999999999999999999999999") == .max)

@@ -1,0 +1,70 @@
+import Foundation
+import Testing
+@testable import ThumbcacheServer
+
+/// Access-log lines are batched: written together, in order, and never lost by `flush()` or an urgent line.
+@Suite struct LogLineWriterTests {
+    /// A writer into a temporary file, and what the file holds.
+    final class Sink {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("log-\(UUID().uuidString)").path
+        let fd: Int32
+        init() { fd = open(path, O_CREAT | O_WRONLY | O_TRUNC | O_CLOEXEC, 0o600) }
+        deinit {
+            close(fd)
+            unlink(path)
+        }
+        var lines: [String] { ((try? String(contentsOfFile: path, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init) }
+    }
+
+    @Test func linesWaitForTheBatchAndFlushWritesThemInOrder() {
+        let sink = Sink()
+        let writer = LogLineWriter(fileDescriptor: sink.fd, maxDelay: 3600)
+        writer.write("one")
+        writer.write("two")
+        #expect(sink.lines.isEmpty, "not written line by line")
+        writer.flush()
+        #expect(sink.lines == ["one", "two"])
+    }
+
+    @Test func anUrgentLineIsWrittenAtOnceWithTheLinesBeforeIt() {
+        let sink = Sink()
+        let writer = LogLineWriter(fileDescriptor: sink.fd, maxDelay: 3600)
+        writer.write("GET /-/64/contain/x 200")
+        writer.write("warning disk full", urgent: true)
+        #expect(sink.lines == ["GET /-/64/contain/x 200", "warning disk full"])
+    }
+
+    @Test func aFullBatchIsWrittenWithoutWaiting() {
+        let sink = Sink()
+        let writer = LogLineWriter(fileDescriptor: sink.fd, maxDelay: 3600, maxBytes: 100)
+        for index in 0..<30 { writer.write("line \(index)") }  // 7 or 8 bytes each
+        let written = sink.lines
+        #expect(written.count >= 12 && written.count < 30, "\(written.count) lines written before any flush")
+        #expect(written == (0..<written.count).map { "line \($0)" })
+    }
+
+    @Test func theFlusherWritesWithinItsDelay() async throws {
+        let sink = Sink()
+        let writer = LogLineWriter(fileDescriptor: sink.fd, maxDelay: 0.01)
+        writer.write("soon")
+        for _ in 0..<500 where sink.lines.isEmpty { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(sink.lines == ["soon"])
+    }
+
+    @Test func linesFromManyThreadsAreNeverTornOrLost() async {
+        let sink = Sink()
+        let writer = LogLineWriter(fileDescriptor: sink.fd, maxDelay: 0.001, maxBytes: 512)
+        await withTaskGroup(of: Void.self) { group in
+            for task in 0..<8 {
+                group.addTask { for index in 0..<500 { writer.write("task \(task) line \(index)") } }
+            }
+        }
+        writer.flush()
+        let lines = sink.lines
+        #expect(lines.count == 4000)
+        for task in 0..<8 {
+            let own = lines.filter { $0.hasPrefix("task \(task) ") }
+            #expect(own == (0..<500).map { "task \(task) line \($0)" }, "each task's lines in its order")
+        }
+    }
+}
