@@ -197,7 +197,7 @@ final class OriginServer: Sendable {
                 table.streams.withLock { $0[path]?.closedEarly = true }
                 return
             }
-            let awaitedArrived = awaited.map { awaited in table.state.withLock { $0.log.contains { $0.path == awaited } } } ?? false
+            let awaitedArrived = awaited.map { awaited in self.table.state.withLock { $0.log.contains { $0.path == awaited } } } ?? false
             guard left > 0, !awaitedArrived else {
                 table.streams.withLock { $0[path]?.finished = true }
                 table.state.withLock { $0.events.append(.bodyEnded(path)) }
@@ -218,6 +218,10 @@ final class OriginServer: Sendable {
             let table = self.table
             context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: piece))))).whenSuccess {
                 table.streams.withLock { $0[path]?.bytesSent += piece.count }
+            }
+            // After the last piece the body ends at once: a client that has it all may close before another delay.
+            guard left > piece.count else {
+                return stream(path: path, next: Data(), left: 0, chunk: chunk, delay: delay, context: context)
             }
             context.eventLoop.scheduleTask(in: delay) {
                 let (handler, context) = bound.value
