@@ -37,6 +37,19 @@ public struct CappedProcess {
         try run(executable("thumbcache")!, arguments, addressSpace: addressSpace)
     }
 
+    /// The command line that runs `program arguments` under the cap in place (`capped-run -`: the same process,
+    /// no report), for tests that start the child themselves (their own pipes, a closed standard output, /proc):
+    /// every `thumbcache` child of the tests runs this way or through `run`. `fileSize` also limits how large
+    /// a file may grow (writes past it fail with EFBIG, as on a full disk).
+    public static func inPlace(_ program: URL, _ arguments: [String], addressSpace: Int = 1 << 30,
+                               fileSize: Int? = nil) throws -> (executable: URL, arguments: [String]) {
+        guard let runner = executable("capped-run") else {
+            throw CocoaError(.executableLoad, userInfo: [NSLocalizedDescriptionKey: "capped-run is not built beside the tests"])
+        }
+        let limits = (fileSize.map { ["--file-size", String($0)] } ?? []) + ["-", String(underThreadSanitizer ? 0 : addressSpace)]
+        return (runner, limits + [program.path] + arguments)
+    }
+
     public static func run(_ program: URL, _ arguments: [String], addressSpace: Int) throws -> Outcome {
         let report = FileManager.default.temporaryDirectory.appendingPathComponent("capped-run-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: report) }

@@ -20,13 +20,26 @@ struct FormatCommandTests {
         }
     }
 
-    @Test func outputExtensionChoosesTheFormat() throws {
+    /// `thumbnail INPUT -o NAME.webp` (or `.avif`), no `--format`: the name's extension chooses the format.
+    /// Before issue 14 (E16), `-o x.webp` silently wrote a JPEG under that name.
+    @Test(arguments: [ImageFormat.webp, .avif]) func outputExtensionChoosesTheFormat(_ format: ImageFormat) throws {
         let directory = try CLI.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let output = directory.appendingPathComponent("small.avif")
-        let run = try CLI.run(["thumbnail", Fixtures.directory.appendingPathComponent("testorig.jpg").path, "--size", "32", "-o", output.path])
-        #expect(run.status == 0)
-        #expect(ImageFormat.sniff(try Data(contentsOf: output)) == .avif)
+        let input = Fixtures.directory.appendingPathComponent("testorig.jpg")
+        let output = directory.appendingPathComponent("small.\(format.rawValue)")
+        let run = try CLI.run(["thumbnail", input.path, "--size", "32", "-o", output.path])
+        #expect(run.status == 0, "\(run.stderr)")
+        let bytes = try Data(contentsOf: output)
+        switch format {
+        case .webp: #expect(bytes.prefix(4) == Data("RIFF".utf8) && bytes.dropFirst(8).prefix(4) == Data("WEBP".utf8), "\(bytes.prefix(16) as NSData)")
+        default: #expect(bytes.dropFirst(4).prefix(4) == Data("ftyp".utf8) && ImageFormat.sniff(bytes) == .avif, "\(bytes.prefix(16) as NSData)")
+        }
+        // Decoded back: the input's shape at 32 px on its long side.
+        let original = try ImageDecoder.probe(Data(contentsOf: input))
+        let thumbnail = try ImageDecoder.decode(bytes)
+        #expect(original.width > original.height, "testorig.jpg is landscape")
+        #expect(thumbnail.width == 32 && thumbnail.height == Int((32 * Double(original.height) / Double(original.width)).rounded()),
+                "\(thumbnail.width)x\(thumbnail.height) from \(original.width)x\(original.height)")
     }
 
     @Test func gifOutputIsAUsageError() throws {

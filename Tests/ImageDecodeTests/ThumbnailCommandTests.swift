@@ -11,8 +11,10 @@ enum CLI {
         return FileManager.default.isExecutableFile(atPath: candidate.path) ? candidate : nil
     }()
 
+    /// Runs it capped at 1 GiB of address space, as every child of the tests runs.
     static func run(_ arguments: [String]) throws -> (status: Int32, stderr: String) {
-        try CappedProcess.runCollectingStandardError(binary!, arguments)
+        let capped = try CappedProcess.inPlace(binary!, arguments)
+        return try CappedProcess.runCollectingStandardError(capped.executable, capped.arguments)
     }
 
     static func temporaryDirectory() throws -> URL {

@@ -1,3 +1,4 @@
+import BombTestSupport
 import Foundation
 import Testing
 @testable import ThumbcacheKit
@@ -6,8 +7,9 @@ import Glibc
 #endif
 
 /// The command line as a hostile or careless user drives it: values out of range, outputs that fail or are
-/// not regular files, names from URLs, long failing warm lists. Every run is a child process; none may die
-/// of a signal, and every failure is one line with a documented exit code.
+/// not regular files, names from URLs, long failing warm lists. Every run is a child process capped at 1 GiB
+/// of address space (a runaway allocation ends the child, not the tests; before, the children ran uncapped);
+/// none may die of a signal, and every failure is one line with a documented exit code.
 @Suite(.serialized) struct CLIOutputTests {
     struct Run {
         let status: Int32
@@ -64,9 +66,11 @@ import Glibc
             posix_spawn_file_actions_adddup2(&actions, pipeFDs[1], STDOUT_FILENO)
         }
         posix_spawn_file_actions_adddup2(&actions, errFD, STDERR_FILENO)
-        // In another working directory through sh: Glibc's posix_spawn_file_actions_addchdir_np is not imported.
-        let executable = directory == nil ? CLITests.executable.path : "/bin/sh"
-        let command = [CLITests.executable.path] + arguments
+        // Under the tests' memory cap, in place (the same process, so /proc shows the executable itself). In
+        // another working directory through sh: Glibc's posix_spawn_file_actions_addchdir_np is not imported.
+        let capped = try CappedProcess.inPlace(CLITests.executable, arguments)
+        let executable = directory == nil ? capped.executable.path : "/bin/sh"
+        let command = [capped.executable.path] + capped.arguments
         let words = directory.map { ["sh", "-c", "cd \"$0\" && exec \"$@\"", $0] + command } ?? command
         let argv = words.map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
@@ -95,6 +99,25 @@ import Glibc
         #expect(run.signal == nil, "killed by signal \(run.signal ?? 0): \(run.stderr)", sourceLocation: sourceLocation)
         #expect(run.status == code, "\(run.stderr)", sourceLocation: sourceLocation)
         #expect(run.lines.count == 1 && run.stderr.contains(text), "\(run.stderr)", sourceLocation: sourceLocation)
+    }
+
+    /// The children of these tests (and of every CLI test: `CLITests.launch`, this suite's `run`) run capped at
+    /// 1 GiB of address space; before, they ran uncapped. Seen in a child's own /proc entry while it downloads.
+    @Test func childrenRunUnderTheMemoryCap() throws {
+        let server = try OriginServer()
+        defer { server.shutdown() }
+        server.route("/held.jpg") { _ in .stream(head: Fixtures.jpeg, declaredLength: nil, chunk: 1 << 10, delay: .milliseconds(50)) }
+        let child = try CLITests.launch(["get", server.url("/held.jpg"), "--size", "64", "--cache-dir", "\(work)/cache", "-o", "/dev/null"])
+        while server.requestCount("/held.jpg") == 0 && child.0.isRunning { usleep(10_000) }
+        let limits = (try? String(contentsOfFile: "/proc/\(child.0.processIdentifier)/limits", encoding: .utf8)) ?? ""
+        child.0.terminate()
+        _ = CLITests.finish(child)
+        let addressSpace = limits.split(separator: "\n").first { $0.hasPrefix("Max address space") }
+            .map { $0.split(separator: " ").suffix(3).map(String.init) }
+        // Under ThreadSanitizer the children run uncapped (it cannot start under an address-space limit).
+        #expect(addressSpace == (CappedProcess.underThreadSanitizer ? ["unlimited", "unlimited", "bytes"] : ["1073741824", "1073741824", "bytes"]),
+                "\(limits)")
+        cleanUp()
     }
 
     @Test func outOfRangeValuesAreOneLineUsageErrors() throws {

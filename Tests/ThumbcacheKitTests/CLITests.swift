@@ -1,3 +1,4 @@
+import BombTestSupport
 import DiskLru
 import Foundation
 import NIOCore
@@ -18,10 +19,11 @@ import Testing
         return directory.appendingPathComponent("thumbcache")
     }
 
-    static func launch(_ arguments: [String]) throws -> (Process, Pipe, Pipe) {
+    /// Starts the executable under the tests' memory cap (`CappedProcess.inPlace`: a crash or a bomb costs the
+    /// child only); `fileSizeLimit` also keeps every file it writes below that many bytes.
+    static func launch(_ arguments: [String], fileSizeLimit: Int? = nil) throws -> (Process, Pipe, Pipe) {
         let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
+        (process.executableURL, process.arguments) = try CappedProcess.inPlace(executable, arguments, fileSize: fileSizeLimit)
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err
@@ -37,7 +39,9 @@ import Testing
         return Run(status: process.terminationStatus, stdout: stdout, stderr: stderr)
     }
 
-    static func run(_ arguments: [String]) throws -> Run { finish(try launch(arguments)) }
+    static func run(_ arguments: [String], fileSizeLimit: Int? = nil) throws -> Run {
+        finish(try launch(arguments, fileSizeLimit: fileSizeLimit))
+    }
 
     let server: OriginServer
     let cacheDir: String

@@ -4,7 +4,7 @@ import Testing
 @testable import ThumbcacheKit
 
 /// Hostile origins against the `thumbcache` executable: a trap kills the process, so every run here must end
-/// with an exit status, never a signal. Each child runs under `prlimit --as` (1 GB of address space).
+/// with an exit status, never a signal. Each child runs capped at 1 GiB of address space (`CappedProcess`).
 @Suite(.serialized) struct HTTPHardeningCLITests {
     let server: OriginServer
     let work: URL
@@ -22,28 +22,15 @@ import Testing
 
     var cacheDir: String { work.appendingPathComponent("cache").path }
 
-    /// Runs the executable and fails the test if it died of a signal (a trap is SIGILL or SIGTRAP, whose numbers
-    /// would otherwise pass for exit codes 4 and 5).
+    /// Runs the executable (under the tests' memory cap, as `CLITests.launch` runs it) and fails the test if it
+    /// died of a signal (a trap is SIGILL or SIGTRAP, whose numbers would otherwise pass for exit codes 4 and 5).
     func run(_ arguments: [String], sourceLocation: SourceLocation = #_sourceLocation) throws -> CLITests.Run {
-        let process = Process()
-        if Self.underThreadSanitizer {
-            (process.executableURL, process.arguments) = (CLITests.executable, arguments)
-        } else {
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/prlimit")
-            process.arguments = ["--as=\(1 << 30)", "--", CLITests.executable.path] + arguments
-        }
-        let out = Pipe(), err = Pipe()
-        (process.standardOutput, process.standardError) = (out, err)
-        try process.run()
-        let result = CLITests.finish((process, out, err))
-        #expect(process.terminationReason == .exit, "killed by signal \(result.status): \(arguments) \(result.stderr)",
+        let launched = try CLITests.launch(arguments)
+        let result = CLITests.finish(launched)
+        #expect(launched.0.terminationReason == .exit, "killed by signal \(result.status): \(arguments) \(result.stderr)",
                 sourceLocation: sourceLocation)
         return result
     }
-
-    /// ThreadSanitizer maps terabytes of shadow memory and cannot start under an address-space cap: a
-    /// `--sanitize=thread` build (whose executable is instrumented like this bundle) runs its children uncapped.
-    static let underThreadSanitizer = dlsym(nil, "__tsan_init") != nil
 
     static let absurdDate = "Sun, 06 Nov 999999999999 08:49:37 GMT"
 

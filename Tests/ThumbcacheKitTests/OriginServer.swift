@@ -22,6 +22,15 @@ final class OriginServer: Sendable {
         /// Declares `declaredLength` (nil: chunked), sends `head` then zeros in `chunk`-byte pieces `delay` apart
         /// until the declared length is sent or the client closes the connection (see `stream(_:)`).
         case stream(head: Data, declaredLength: Int?, chunk: Int, delay: TimeAmount)
+        /// A chunked `.stream` held open until a request for `path` arrives (the body then ends), or until
+        /// `atMost` bytes are sent: a download that lasts until another one has started.
+        case streamUntilRequest(for: String, head: Data, atMost: Int, chunk: Int, delay: TimeAmount)
+    }
+
+    /// What the origin saw, in the order it saw it: requests arriving and `.stream` bodies ending.
+    enum Event: Equatable, Sendable {
+        case request(String)
+        case bodyEnded(String)
     }
 
     /// What a `.stream` reply sent: body bytes the socket accepted, and whether the client closed the
@@ -36,13 +45,14 @@ final class OriginServer: Sendable {
 
     /// Routes and the request log, shared by the server and its connection handlers.
     final class Table: Sendable {
-        let state = Locked<(routes: [String: Route], log: [Request])>(([:], []))
+        let state = Locked<(routes: [String: Route], log: [Request], events: [Event])>(([:], [], []))
         let streams = Locked<[String: StreamRecord]>([:])
         let connections = Locked(0)
 
         func reply(to request: Request) -> Reply {
             state.withLock { state in
                 state.log.append(request)
+                state.events.append(.request(request.path))
                 guard let route = state.routes[request.path] else {
                     return .respond(status: 404, headers: [("Content-Type", "text/plain")], body: Data("not found".utf8))
                 }
@@ -113,6 +123,8 @@ final class OriginServer: Sendable {
 
     func stream(_ path: String) -> StreamRecord? { table.streams.withLock { $0[path] } }
 
+    var events: [Event] { table.state.withLock { $0.events } }
+
     private final class Handler: ChannelInboundHandler, @unchecked Sendable {
         typealias InboundIn = HTTPServerRequestPart
         typealias OutboundOut = HTTPServerResponsePart
@@ -161,22 +173,34 @@ final class OriginServer: Sendable {
                 context.writeAndFlush(wrapOutboundOut(.head(head)), promise: nil)
                 trickle(body[...], chunk: chunk, delay: delay, context: context)
             case .stream(let body, let declared, let chunk, let delay):
-                var head = HTTPResponseHead(version: .http1_1, status: .ok)
-                head.headers.add(name: "Content-Type", value: "image/jpeg")
-                if let declared { head.headers.add(name: "Content-Length", value: String(declared)) }
-                context.writeAndFlush(wrapOutboundOut(.head(head)), promise: nil)
-                table.streams.withLock { $0[path] = StreamRecord() }
-                stream(path: path, next: body, left: declared ?? .max, chunk: chunk, delay: delay, context: context)
+                startStream(path: path, head: body, declaredLength: declared, left: declared ?? .max, chunk: chunk, delay: delay,
+                            context: context)
+            case .streamUntilRequest(let awaited, let body, let atMost, let chunk, let delay):
+                startStream(path: path, head: body, declaredLength: nil, left: atMost, chunk: chunk, delay: delay,
+                            endsOnRequestFor: awaited, context: context)
             }
         }
 
-        private func stream(path: String, next: Data, left: Int, chunk: Int, delay: TimeAmount, context: ChannelHandlerContext) {
+        private func startStream(path: String, head body: Data, declaredLength: Int?, left: Int, chunk: Int, delay: TimeAmount,
+                                 endsOnRequestFor awaited: String? = nil, context: ChannelHandlerContext) {
+            var head = HTTPResponseHead(version: .http1_1, status: .ok)
+            head.headers.add(name: "Content-Type", value: "image/jpeg")
+            if let declaredLength { head.headers.add(name: "Content-Length", value: String(declaredLength)) }
+            context.writeAndFlush(wrapOutboundOut(.head(head)), promise: nil)
+            table.streams.withLock { $0[path] = StreamRecord() }
+            stream(path: path, next: body, left: left, chunk: chunk, delay: delay, endsOnRequestFor: awaited, context: context)
+        }
+
+        private func stream(path: String, next: Data, left: Int, chunk: Int, delay: TimeAmount, endsOnRequestFor awaited: String? = nil,
+                            context: ChannelHandlerContext) {
             guard context.channel.isActive else {
                 table.streams.withLock { $0[path]?.closedEarly = true }
                 return
             }
-            guard left > 0 else {
+            let awaitedArrived = awaited.map { awaited in self.table.state.withLock { $0.log.contains { $0.path == awaited } } } ?? false
+            guard left > 0, !awaitedArrived else {
                 table.streams.withLock { $0[path]?.finished = true }
+                table.state.withLock { $0.events.append(.bodyEnded(path)) }
                 context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
                 return
             }
@@ -185,7 +209,8 @@ final class OriginServer: Sendable {
             guard context.channel.isWritable else {
                 context.eventLoop.scheduleTask(in: delay) {
                     let (handler, context) = bound.value
-                    handler.stream(path: path, next: next, left: left, chunk: chunk, delay: delay, context: context)
+                    handler.stream(path: path, next: next, left: left, chunk: chunk, delay: delay, endsOnRequestFor: awaited,
+                                   context: context)
                 }
                 return
             }
@@ -194,9 +219,14 @@ final class OriginServer: Sendable {
             context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: piece))))).whenSuccess {
                 table.streams.withLock { $0[path]?.bytesSent += piece.count }
             }
+            // After the last piece the body ends at once: a client that has it all may close before another delay.
+            guard left > piece.count else {
+                return stream(path: path, next: Data(), left: 0, chunk: chunk, delay: delay, context: context)
+            }
             context.eventLoop.scheduleTask(in: delay) {
                 let (handler, context) = bound.value
-                handler.stream(path: path, next: Data(), left: left - piece.count, chunk: chunk, delay: delay, context: context)
+                handler.stream(path: path, next: Data(), left: left - piece.count, chunk: chunk, delay: delay,
+                               endsOnRequestFor: awaited, context: context)
             }
         }
 

@@ -81,4 +81,42 @@ import Testing
                 "both processes' entries and counters are kept: \(object)")
         cleanUp()
     }
+
+    /// Two `get` processes on one cache directory, each downloading its own slow URL, download at the same
+    /// time: the origin sees the second request arrive before the first body has ended. The first body is
+    /// held open until that request arrives (at most 20 s), so the order does not depend on how fast the
+    /// second process starts. Before the fix, the first process held the directory lock across its download:
+    /// the second could only ask once the first was done, so the first body ended (after its 20 s) first.
+    @Test func twoGetsOnOneDirectoryDownloadAtTheSameTime() throws {
+        let cacheDir = work.path
+        server.route("/first.jpg") { _ in
+            .streamUntilRequest(for: "/second.jpg", head: Fixtures.jpeg, atMost: 400 << 10, chunk: 1 << 10, delay: .milliseconds(50))
+        }
+        // About 1.5 s, after the JPEG (zeros after its end: still a JPEG).
+        server.route("/second.jpg") { _ in
+            .stream(head: Fixtures.jpeg, declaredLength: Fixtures.jpeg.count + (30 << 10), chunk: 1 << 10, delay: .milliseconds(50))
+        }
+        let get = { (path: String) in
+            try CLITests.launch(["get", server.url(path), "--size", "64", "--cache-dir", cacheDir, "-o", "/dev/null"])
+        }
+        let first = try get("/first.jpg")
+        while server.requestCount("/first.jpg") == 0 && first.0.isRunning { usleep(10_000) }
+        let second = try get("/second.jpg")
+        let (firstRun, secondRun) = (CLITests.finish(first), CLITests.finish(second))
+        #expect(firstRun.status == 0 && firstRun.stderr.contains("[network]"), "\(firstRun.stderr)")
+        #expect(secondRun.status == 0 && secondRun.stderr.contains("[network]"), "\(secondRun.stderr)")
+
+        let events = server.events
+        let secondArrived = try #require(events.firstIndex(of: .request("/second.jpg")), "\(events)")
+        let firstEnded = try #require(events.firstIndex(of: .bodyEnded("/first.jpg")), "\(events)")
+        #expect(events.firstIndex(of: .request("/first.jpg"))! < secondArrived)
+        #expect(secondArrived < firstEnded, "the second download started while the first was still running: \(events)")
+        #expect(events.contains(.bodyEnded("/second.jpg")))
+        #expect((server.stream("/first.jpg")?.bytesSent ?? .max) < 400 << 10, "the first body ended at the second request")
+
+        let stats = try CLITests.run(["stats", "--json", "--cache-dir", cacheDir])
+        let object = try JSONSerialization.jsonObject(with: stats.stdout) as? [String: Any] ?? [:]
+        #expect(object["entries"] as? Int == 2 && object["misses"] as? Int == 2, "both downloads are stored: \(object)")
+        cleanUp()
+    }
 }
