@@ -19,10 +19,8 @@ public struct LineLogHandler: LogHandler {
         set { metadata[key] = newValue }
     }
 
-    /// Made once: building the style per line was a visible part of a memory hit's cost.
-    private static let timeStyle = Date.ISO8601FormatStyle()
-    /// The formatted time of the current second (the style has no fractions), formatted once per second.
-    private static let currentSecond = Locked<(second: Int, text: String)>((-1, ""))
+    /// The style is made once, the text once a second (the style has no fractions).
+    private static let time = PerSecondText { [style = Date.ISO8601FormatStyle()] in $0.formatted(style) }
 
     private let writer: LogLineWriter
 
@@ -33,17 +31,8 @@ public struct LineLogHandler: LogHandler {
         } else if json {
             text = ServeError.json(["level": event.level.rawValue, "message": event.message.description])
         } else {
-            text = "\(Self.now()) \(event.level.rawValue) \(event.message)"
+            text = "\(Self.time.text) \(event.level.rawValue) \(event.message)"
         }
         writer.write(text, urgent: event.level >= .warning)
-    }
-
-    private static func now() -> String {
-        let date = Date()
-        let second = Int(date.timeIntervalSince1970.rounded(.down))
-        return currentSecond.withLock { current in
-            if current.second != second { current = (second, date.formatted(timeStyle)) }
-            return current.text
-        }
     }
 }

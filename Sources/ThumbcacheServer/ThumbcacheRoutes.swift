@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import HTTPTypes
 import Hummingbird
 import ImageDecode
 import ThumbcacheKit
@@ -20,6 +21,17 @@ public final class ThumbcacheRoutes: Sendable {
     private let responder: ThumbnailResponder
     private let stopping = Locked(false)
     private let parsedSources = MemoryCache<String, ImageSource>(limits: .init(totalCost: 4 << 20, count: 10_000))
+    /// Paths `memoryHitAnswer` has parsed and found signed, with their sources: a hot thumbnail's path is
+    /// checked once, not on every hit (parsing, the HMAC and the source lookup were a third of its own cost).
+    private let checkedPaths = MemoryCache<String, CheckedPath>(limits: .init(totalCost: 8 << 20, count: 10_000))
+
+    private struct CheckedPath: Sendable {
+        let path: ThumbnailPath
+        let source: ImageSource
+    }
+    let accessLog: AccessLog
+    /// How many answers `MemoryHitFastPath` sent (for tests).
+    let fastPathAnswers = Locked(0)
 
     /// `pipeline` must have been opened with `limiter` as its render gate (`ThumbcacheService.openPipeline`).
     public init(configuration: ServeConfiguration, pipeline: ThumbnailPipeline, limiter: RenderLimiter, metrics: ServerMetrics) {
@@ -29,6 +41,7 @@ public final class ThumbcacheRoutes: Sendable {
         self.metrics = metrics
         signer = URLSigner(key: configuration.key, salt: configuration.salt)
         responder = ThumbnailResponder(minTTL: configuration.minTTL, maxTTL: configuration.maxTTL)
+        accessLog = AccessLog(format: configuration.logFormat, metrics: metrics)
     }
 
     /// From now on, health checks and new thumbnail requests get 503 (in-flight ones finish).
@@ -36,7 +49,7 @@ public final class ThumbcacheRoutes: Sendable {
     public var isStopping: Bool { stopping.withLock { $0 } }
 
     public func register<Context: RequestContext>(on router: Router<Context>, metricsRoute: Bool = true) {
-        router.add(middleware: AccessLogMiddleware<Context>(format: configuration.logFormat, metrics: metrics))
+        router.add(middleware: AccessLogMiddleware<Context>(log: accessLog))
         router.get("healthz") { _, _ in self.health() }
         if metricsRoute { router.get("metrics") { _, _ in self.metricsResponse() } }
         if configuration.adminToken != nil {
@@ -96,6 +109,39 @@ public final class ThumbcacheRoutes: Sendable {
             if let reason = error.refusalReason { metrics.refused(reason) }
             return error.response
         }
+    }
+
+    /// The answer to a thumbnail request whose thumbnail is in the memory cache, or nil for anything else (a
+    /// miss, another route, a path or signature that does not check out, stopping): `MemoryHitFastPath` sends
+    /// it from the event loop, and everything else goes through the router, which answers the same.
+    func memoryHitAnswer(method: HTTPRequest.Method, path: String, headers: HTTPFields) -> ThumbnailAnswer? {
+        let started = ContinuousClock.now
+        // `Connection: close` is Hummingbird's to honour (it closes after the answer).
+        guard method == .get || method == .head, !isStopping,
+              headers[.connection].map({ $0.lowercased().contains("close") }) != true else { return nil }
+        guard let checked = checkedPath(path) else { return nil }
+        let (parsed, source) = (checked.path, checked.source)
+        let format = parsed.format ?? AcceptNegotiation(headers[.accept]).format
+        guard let result = pipeline.memoryHit(for: source, size: parsed.size, fit: parsed.fit, format: format) else { return nil }
+        metrics.thumbnail(result)
+        var answer = responder.answer(for: result, requestHeaders: headers, negotiated: parsed.format == nil,
+                                      elapsed: started.duration(to: .now))
+        if method == .head { answer.body = nil }
+        fastPathAnswers.withLock { $0 += 1 }
+        return answer
+    }
+
+    /// The path parsed, its signature accepted and its source allowed, or nil.
+    private func checkedPath(_ path: String) -> CheckedPath? {
+        if let known = checkedPaths.value(forKey: path) { return known }
+        guard path.utf8.first == UInt8(ascii: "/") else { return nil }
+        let segments = path.dropFirst().split(separator: "/", omittingEmptySubsequences: false)
+        guard segments.count == 4, let parsed = try? ThumbnailPath(segments: segments, maxSize: configuration.maxSize),
+              signer.accepts(parsed.signature, for: parsed.signedPart),
+              let source = try? parsedSource(parsed.source) else { return nil }
+        let checked = CheckedPath(path: parsed, source: source)
+        checkedPaths.set(checked, forKey: path, cost: path.utf8.count * 2)
+        return checked
     }
 
     /// The thumbnail of a checked path, within the request deadline. A request that times out stops waiting;

@@ -13,6 +13,8 @@ import UnixSignals
 public struct ThumbcacheService: Sendable {
     public let routes: ThumbcacheRoutes
     private let logger: Logger
+    /// The `Server` header.
+    static let serverName = "thumbcache"
 
     /// Opens the cache directory with the render limiter as the pipeline's gate and the server's source policy,
     /// holding the directory lock until the pipeline closes (a `thumbcache get` on it waits meanwhile).
@@ -37,12 +39,15 @@ public struct ThumbcacheService: Sendable {
         let configuration = routes.configuration
         let router = Router()
         routes.register(on: router, metricsRoute: configuration.metricsPort == nil)
-        let idle = TimeAmount.nanoseconds(configuration.idleTimeout.nanoseconds)
-        let headDeadline = TimeAmount.nanoseconds(configuration.headerTimeout.nanoseconds)
+        // One timer for both limits, in `RequestHeadDeadline`, which sees every request and answer: Hummingbird's
+        // idle timer does not see those `MemoryHitFastPath` answers, so it would close busy connections.
+        let headDeadline = TimeAmount.nanoseconds(min(configuration.headerTimeout, configuration.idleTimeout).nanoseconds)
         let app = Application(
             router: router,
-            server: .http1(configuration: .init(additionalChannelHandlers: [RequestHeadDeadline(timeout: headDeadline)], idleTimeout: idle)),
-            configuration: .init(address: .hostname(ServeConfiguration.bindAddress(configuration.host), port: configuration.port), serverName: "thumbcache",
+            server: .http1(configuration: .init(additionalChannelHandlers: [
+                RequestHeadDeadline(timeout: headDeadline), MemoryHitFastPath(routes: routes, serverName: Self.serverName),
+            ], idleTimeout: nil)),
+            configuration: .init(address: .hostname(ServeConfiguration.bindAddress(configuration.host), port: configuration.port), serverName: Self.serverName,
                                  availableConnectionsDelegate: MaximumAvailableConnections(configuration.maxConnections)),
             onServerRunning: { channel in await onListening(channel.localAddress?.port ?? 0) }, logger: logger)
         var services: [any Service] = [PipelineCloser(routes: routes), app]

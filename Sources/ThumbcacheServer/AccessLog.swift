@@ -1,0 +1,33 @@
+import Foundation
+import Logging
+
+/// One access-log line per request (swift-log, text or JSON): method, path without the signature, status,
+/// bytes, how a thumbnail was served, duration; and the request's count and latency in the metrics. Written
+/// by `AccessLogMiddleware` for requests Hummingbird routes and by `MemoryHitFastPath` for those it answers.
+struct AccessLog: Sendable {
+    let format: ServeConfiguration.LogFormat
+    let metrics: ServerMetrics
+    let logger = Logger(label: "thumbcache.access")
+
+    func record(method: String, path rawPath: String, status: Int, bytes: String, served: String?, duration: Duration) {
+        let path = Self.loggedPath(rawPath)
+        metrics.request(status: status, served: served, duration: duration, isThumbnail: path.isThumbnail)
+        let milliseconds = duration.millisecondsText
+        switch format {
+        case .text:
+            logger.info("\(method) \(path.text) \(status) \(bytes) \(served ?? "-") \(milliseconds)ms")
+        case .json:
+            logger.info("\(ServeError.json(["method": method, "path": path.text, "status": String(status), "bytes": bytes, "served": served ?? "-", "ms": milliseconds]))")
+        }
+    }
+
+    /// A thumbnail path with its signature replaced by `-` (a signature in a log is a URL anyone can replay).
+    static func loggedPath(_ path: String) -> (text: String, isThumbnail: Bool) {
+        let bytes = path.utf8
+        guard bytes.first == UInt8(ascii: "/"), bytes.lazy.filter({ $0 == UInt8(ascii: "/") }).count == 4,
+              let second = bytes.dropFirst().firstIndex(of: UInt8(ascii: "/")) else { return (path, false) }
+        let first = path[path.index(after: path.startIndex)..<second]
+        guard first != "admin", first != "demo" else { return (path, false) }
+        return ("/-" + path[second...], true)
+    }
+}

@@ -1,0 +1,150 @@
+import Foundation
+import NIOHTTP1
+import Testing
+import ThumbcacheKit
+@testable import ThumbcacheServer
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Memory hits are answered on the event loop (`MemoryHitFastPath`); they must be the answers the router
+/// gives, in order on a connection, and never served when the router would refuse.
+@Suite(.serialized) struct MemoryHitFastPathTests {
+    /// Headers that differ between two answers by design: when they were made and how the connection goes.
+    static let perAnswer: Set<String> = ["date", "server-timing", "connection"]
+
+    static func comparable(_ answer: ServerHarness.Answer) -> [String: String] {
+        var fields: [String: String] = [:]
+        for (name, value) in answer.headers where !perAnswer.contains(name.lowercased()) { fields[name.lowercased()] = value }
+        return fields
+    }
+
+    /// `Connection: close` makes the fast path hand the request to the router, which answers it from the same
+    /// memory cache: the two answers must match but for the per-answer headers (max-age may tick by a second).
+    @Test func answersAreTheRoutersAnswers() async throws {
+        let origin = try await TestOrigin()
+        origin.image("/a.jpg", Fixtures.jpeg)
+        let server = try await ServerHarness()
+        let explicit = server.path(origin.url("/a.jpg"), size: 64, format: .png)
+        let negotiated = server.path(origin.url("/a.jpg"), size: 64)
+        let first = try await server.request(explicit)
+        #expect(first.status == 200 && first.header("X-Thumbcache") == "network")
+        _ = try await server.request(negotiated, headers: [("Accept", "image/webp,*/*")])
+        let etag = try #require(first.header("ETag"))
+        let cases: [(String, HTTPMethod, [(String, String)])] = [
+            (explicit, .GET, []), (explicit, .HEAD, []), (explicit, .GET, [("If-None-Match", etag)]),
+            (negotiated, .GET, [("Accept", "image/webp,*/*")]), (negotiated, .HEAD, [("Accept", "image/webp,*/*")]),
+        ]
+        for (path, method, headers) in cases {
+            let before = server.routes.fastPathAnswers.withLock { $0 }
+            let fast = try await server.request(path, method: method, headers: headers)
+            #expect(server.routes.fastPathAnswers.withLock { $0 } == before + 1, "answered on the event loop: \(method) \(headers)")
+            let routed = try await server.request(path, method: method, headers: headers + [("Connection", "close")])
+            #expect(server.routes.fastPathAnswers.withLock { $0 } == before + 1, "answered by the router")
+            #expect(fast.status == routed.status && fast.body == routed.body, "\(method) \(headers)")
+            var fastFields = Self.comparable(fast), routedFields = Self.comparable(routed)
+            #expect(fastFields.removeValue(forKey: "cache-control")?.hasPrefix("public, max-age=") == true)
+            #expect(routedFields.removeValue(forKey: "cache-control")?.hasPrefix("public, max-age=") == true)
+            #expect(fastFields == routedFields, "\(method) \(headers)")
+            #expect(fast.header("X-Thumbcache") == "memory" && fast.header("Date") != nil && fast.header("Server") == "thumbcache")
+        }
+        #expect(try await server.request(explicit, headers: [("If-None-Match", etag)]).status == 304)
+        #expect(origin.count("/a.jpg") == 1)
+        await server.stop()
+        await origin.stop()
+    }
+
+    /// Two requests in one write: a miss the router works on for a while, then a memory hit. The hit must not
+    /// overtake the miss's answer.
+    @Test func pipelinedAnswersKeepTheirOrder() async throws {
+        let origin = try await TestOrigin()
+        origin.image("/hot.jpg", Fixtures.jpeg)
+        origin.image("/slow.jpg", Fixtures.jpeg, delay: .milliseconds(500))
+        let server = try await ServerHarness()
+        let hot = server.path(origin.url("/hot.jpg"), size: 64)
+        let slow = server.path(origin.url("/slow.jpg"), size: 64)
+        #expect(try await server.request(hot).status == 200)
+        let socket = try Self.connect(port: server.port)
+        defer { close(socket) }
+        let requests = "GET \(slow) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\nGET \(hot) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+        #expect(send(socket, requests, requests.utf8.count, Int32(MSG_NOSIGNAL)) == requests.utf8.count)
+        let received = try await Self.read(socket, seconds: 20) { text in
+            text.components(separatedBy: "HTTP/1.1 200").count == 3 && text.contains("X-Thumbcache: memory")
+        }
+        let text = received.text
+        let network = try #require(text.range(of: "X-Thumbcache: network"), "\(text.prefix(600))")
+        let memory = try #require(text.range(of: "X-Thumbcache: memory"), "\(text.prefix(600))")
+        #expect(network.lowerBound < memory.lowerBound, "the miss's answer first, as the requests came")
+        await server.stop()
+        await origin.stop()
+    }
+
+    @Test func aStoppingServerAnswersEvenCachedThumbnailsWith503() async throws {
+        let origin = try await TestOrigin()
+        origin.image("/a.jpg", Fixtures.jpeg)
+        let server = try await ServerHarness()
+        let path = server.path(origin.url("/a.jpg"), size: 64)
+        #expect(try await server.request(path).status == 200)
+        server.routes.beginStopping()
+        let answer = try await server.request(path)
+        #expect(answer.status == 503 && answer.header("Retry-After") != nil)
+        await server.stop()
+        await origin.stop()
+    }
+
+    /// Memory hits answered on the event loop keep a connection busy: the idle timeout closes it only once
+    /// it is idle (Hummingbird's own idle timer, which does not see these answers, closed it mid-use).
+    @Test func aConnectionBusyWithMemoryHitsIsNotClosedAsIdle() async throws {
+        let origin = try await TestOrigin()
+        origin.image("/a.jpg", Fixtures.jpeg)
+        let server = try await ServerHarness { $0.idleTimeout = .seconds(1) }
+        let path = server.path(origin.url("/a.jpg"), size: 64)
+        #expect(try await server.request(path).status == 200)
+        let socket = try Self.connect(port: server.port)
+        defer { close(socket) }
+        let request = "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+        for index in 0..<12 {  // one every 250 ms: 3 s in all, three times the idle timeout
+            #expect(send(socket, request, request.utf8.count, Int32(MSG_NOSIGNAL)) == request.utf8.count, "request \(index)")
+            let answer = try await Self.read(socket, seconds: 10) { $0.contains("X-Thumbcache: memory") }
+            #expect(answer.text.hasPrefix("HTTP/1.1 200") && !answer.closed, "answer \(index) on the same connection")
+            try await Task.sleep(for: .milliseconds(250))
+        }
+        let idle = try await Self.read(socket, seconds: 10) { _ in false }
+        #expect(idle.closed, "closed once idle")
+        await server.stop()
+        await origin.stop()
+    }
+
+    static func connect(port: Int) throws -> Int32 {
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        try #require(socket >= 0 && connected == 0)
+        return socket
+    }
+
+    /// Reads until `done` says so, the peer closes, or `seconds` pass. Polls without blocking and sleeps
+    /// between: a blocked thread of the cooperative pool is one the in-process server cannot use.
+    static func read(_ socket: Int32, seconds: Int, until done: (String) -> Bool) async throws -> (text: String, closed: Bool) {
+        var received = Data()
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        for _ in 0..<(seconds * 50) {
+            var poller = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
+            if poll(&poller, 1, 0) > 0 {
+                let n = recv(socket, &buffer, buffer.count, 0)
+                if n <= 0 { return (String(decoding: received, as: UTF8.self), true) }
+                received.append(contentsOf: buffer[0..<n])
+                if done(String(decoding: received, as: UTF8.self)) { break }
+            } else {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+        }
+        return (String(decoding: received, as: UTF8.self), false)
+    }
+}
