@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import ImageDecode
+import NIOCore
 import ThumbcacheKit
 
 /// The service's routes on any Hummingbird router: an existing app mounts them with `register(on:)`.
@@ -109,6 +110,14 @@ public final class ThumbcacheRoutes: Sendable {
             if let reason = error.refusalReason { metrics.refused(reason) }
             return error.response
         }
+    }
+
+    /// The channel handler that answers memory hits on the event loop (`MemoryHitFastPath`): an app that mounts
+    /// these routes adds one per connection through its HTTP server's `additionalChannelHandlers` and sets that
+    /// server's `idleTimeout` to nil: Hummingbird's idle timer does not see these answers and would close busy
+    /// connections. Without the handler every request takes the router, with the same answers.
+    public func memoryHitHandler(serverName: String) -> any RemovableChannelHandler {
+        MemoryHitFastPath(routes: self, serverName: serverName)
     }
 
     /// The answer to a thumbnail request whose thumbnail is in the memory cache, or nil for anything else (a
