@@ -90,7 +90,7 @@ let package = Package(
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
         ], resources: [.copy("Samples")]),
         .testTarget(name: "ThumbcacheServerTests", dependencies: [
-            "ThumbcacheServer", "ThumbcacheKit", "ImageDecode", "thumbcache",
+            "ThumbcacheServer", "ThumbcacheKit", "ImageDecode", "thumbcache", "BombTestSupport",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),

@@ -5,16 +5,12 @@ import Testing
 
 /// Runs the `thumbcache` executable that `swift build --build-tests` puts next to the test bundle.
 enum CLI {
-    static let binary: URL? = {
-        let directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        let candidate = directory.appendingPathComponent("thumbcache")
-        return FileManager.default.isExecutableFile(atPath: candidate.path) ? candidate : nil
-    }()
+    static let binary: URL? = FileManager.default.isExecutableFile(atPath: ThumbcacheChild.executable.path) ? ThumbcacheChild.executable : nil
 
     /// Runs it capped at 1 GiB of address space, as every child of the tests runs.
     static func run(_ arguments: [String]) throws -> (status: Int32, stderr: String) {
-        let capped = try CappedProcess.inPlace(binary!, arguments)
-        return try CappedProcess.runCollectingStandardError(capped.executable, capped.arguments)
+        let run = try ThumbcacheChild.run(arguments)
+        return (run.status, run.stderr)
     }
 
     static func temporaryDirectory() throws -> URL {

@@ -7,40 +7,18 @@ import Testing
 
 /// The `thumbcache` executable as a user runs it: separate processes, exit codes, the directory lock.
 @Suite(.serialized) struct CLITests {
-    struct Run {
-        let status: Int32
-        let stdout: Data
-        let stderr: String
-    }
+    typealias Run = ThumbcacheChild.Run
 
-    static var executable: URL {
-        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        if directory.lastPathComponent.hasSuffix(".xctest") { directory.deleteLastPathComponent() }
-        return directory.appendingPathComponent("thumbcache")
-    }
+    static var executable: URL { ThumbcacheChild.executable }
 
-    /// Starts the executable under the tests' memory cap (`CappedProcess.inPlace`: a crash or a bomb costs the
-    /// child only); `fileSizeLimit` also keeps every file it writes below that many bytes.
     static func launch(_ arguments: [String], fileSizeLimit: Int? = nil) throws -> (Process, Pipe, Pipe) {
-        let process = Process()
-        (process.executableURL, process.arguments) = try CappedProcess.inPlace(executable, arguments, fileSize: fileSizeLimit)
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        return (process, out, err)
+        try ThumbcacheChild.launch(arguments, fileSizeLimit: fileSizeLimit)
     }
 
-    static func finish(_ launched: (Process, Pipe, Pipe)) -> Run {
-        let (process, out, err) = launched
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return Run(status: process.terminationStatus, stdout: stdout, stderr: stderr)
-    }
+    static func finish(_ launched: (Process, Pipe, Pipe)) -> Run { ThumbcacheChild.finish(launched) }
 
     static func run(_ arguments: [String], fileSizeLimit: Int? = nil) throws -> Run {
-        finish(try launch(arguments, fileSizeLimit: fileSizeLimit))
+        try ThumbcacheChild.run(arguments, fileSizeLimit: fileSizeLimit)
     }
 
     let server: OriginServer

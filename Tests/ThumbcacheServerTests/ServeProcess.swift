@@ -1,19 +1,10 @@
+import BombTestSupport
 import Foundation
 import ThumbcacheKit
 
 /// `thumbcache serve` as a child process on a free port, with loopback sources allowed (the tests' origins).
 final class ServeProcess: @unchecked Sendable {
-    struct Run {
-        let status: Int32
-        let stdout: Data
-        let stderr: String
-    }
-
-    static var executable: URL {
-        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        if directory.lastPathComponent.hasSuffix(".xctest") { directory.deleteLastPathComponent() }
-        return directory.appendingPathComponent("thumbcache")
-    }
+    static var executable: URL { ThumbcacheChild.executable }
 
     let process = Process()
     let cacheDirectory: URL
@@ -23,9 +14,10 @@ final class ServeProcess: @unchecked Sendable {
     init(cacheDirectory: URL? = nil, arguments: [String] = []) throws {
         self.cacheDirectory = cacheDirectory
             ?? FileManager.default.temporaryDirectory.appendingPathComponent("thumbcache-serve-child-\(UUID().uuidString)")
-        process.executableURL = Self.executable
-        process.arguments = ["serve", "--port", "0", "--allow-loopback-sources", "--cache-dir", self.cacheDirectory.path,
-                             "--shutdown-timeout", "10"] + arguments
+        // Under the tests' memory cap, as every child; `capped-run -` execs in place, so the pid is serve's.
+        (process.executableURL, process.arguments) = try CappedProcess.inPlace(Self.executable, [
+            "serve", "--port", "0", "--allow-loopback-sources", "--cache-dir", self.cacheDirectory.path,
+            "--shutdown-timeout", "10"] + arguments)
         process.standardError = errors
         process.standardOutput = FileHandle.nullDevice
         let collected = self.collected
@@ -61,18 +53,8 @@ final class ServeProcess: @unchecked Sendable {
 
     func removeCache() { try? FileManager.default.removeItem(at: cacheDirectory) }
 
-    static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Run {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return Run(status: process.terminationStatus, stdout: stdout, stderr: stderr)
+    /// A short command (`sign`, `rm`, a refused `serve`), as the CLI tests run theirs.
+    static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> ThumbcacheChild.Run {
+        try ThumbcacheChild.run(arguments, environment: environment)
     }
 }
