@@ -2,7 +2,8 @@
 # `thumbcache serve` under load, side by side with nginx and thumbor, in one run on 127.0.0.1 (release build).
 # wrk shares the machine's cores with the servers, so absolute numbers are rough: compare the ratios.
 #   hits:      one 256 px thumbnail from thumbcache's memory cache, wrk -t2 -c64 -d10s
-#              vs nginx serving the same bytes as a static file (the ceiling here)
+#              vs nginx serving the same bytes as a static file (the ceiling here), without and with its
+#              access log (thumbcache serve logs every request)
 #              vs nginx proxy_cache hits in front of image_filter (libnginx-mod-http-image-filter)
 #              vs thumbor 7.8 result-storage hits (file result storage, the same thumbor with 2 processes)
 #   disk hits: 200 thumbnails stored on disk with a memory cache too small to hold them
@@ -50,7 +51,7 @@ fi
 [ -n "$thumbor_skip" ] && echo "thumbor skipped: $thumbor_skip"
 work=$(mktemp -d); chmod 755 "$work"
 origin_port=$((20000 + RANDOM % 10000)); serve_port=$((origin_port + 1)); filter_port=$((origin_port + 2)); static_port=$((origin_port + 3))
-thumbor_port=$((origin_port + 4))
+thumbor_port=$((origin_port + 4)); logged_port=$((origin_port + 5))
 pids=()
 cleanup() {  # pids in start order: thumbor's parent before its children, else it would restart them
   for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
@@ -90,6 +91,8 @@ http {
   server { listen 127.0.0.1:$origin_port; root $work/www; location / { expires 1h; } }
   # static file: the thumbnail bytes thumbcache serves
   server { listen 127.0.0.1:$static_port; root $work/static; location / { expires 1h; } }
+  # the same, logging each request as nginx does by default (thumbcache serve logs each request too)
+  server { listen 127.0.0.1:$logged_port; root $work/static; access_log $work/nginx/logs/static-access.log; location / { expires 1h; } }
   # image_filter behind proxy_cache (the classic nginx thumbnail setup)
   server {
     listen 127.0.0.1:$filter_port;
@@ -241,6 +244,7 @@ if [ -z "$thumbor_skip" ]; then
 fi
 thumbcache_hit=$(wrk_run "http://127.0.0.1:$serve_port$hit")
 static_hit=$(wrk_run "http://127.0.0.1:$static_port/thumb.jpg")
+logged_hit=$(wrk_run "http://127.0.0.1:$logged_port/thumb.jpg")
 filter_hit=$(wrk_run "http://127.0.0.1:$filter_port/cached/p0.jpg")
 if [ -z "$thumbor_skip" ]; then
   thumbor_hit=$(wrk_run "$thumbor_hit_url")
@@ -248,6 +252,7 @@ if [ -z "$thumbor_skip" ]; then
 fi
 echo "thumbcache serve (memory hit):     $thumbcache_hit   (req/s, p99 ms)"
 echo "nginx static file:                 $static_hit"
+echo "nginx static file, access log on:  $logged_hit   (nginx's default logging, one line per request)"
 echo "nginx proxy_cache + image_filter:  $filter_hit"
 if [ -z "$thumbor_skip" ]; then
   if [ "$stored" = 0 ]; then verdict="the warm-up render was not stored: NOT result-storage hits"
@@ -257,7 +262,8 @@ if [ -z "$thumbor_skip" ]; then
 else
   echo "thumbor result storage:            skipped"
 fi
-python3 -c "import sys; a=float(sys.argv[1]); b=float(sys.argv[2]); print(f'thumbcache / nginx static: {a/b:.2f}x')" "${thumbcache_hit%% *}" "${static_hit%% *}"
+python3 -c "import sys; a, b, c = map(float, sys.argv[1:]); print(f'thumbcache / nginx static: {a/b:.2f}x (with its access log on: {a/c:.2f}x)')" \
+  "${thumbcache_hit%% *}" "${static_hit%% *}" "${logged_hit%% *}"
 
 echo
 echo "== peak RSS (VmHWM) =="
