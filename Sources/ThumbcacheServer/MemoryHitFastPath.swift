@@ -39,7 +39,8 @@ final class MemoryHitFastPath: ChannelDuplexHandler, RemovableChannelHandler {
         case .head(let request):
             let started = ContinuousClock.now
             let rawPath = request.path ?? ""
-            let path = rawPath.firstIndex(of: "?").map { String(rawPath[..<$0]) } ?? rawPath
+            // By bytes: searching the Characters was 2 % of a hit's cost.
+            let path = rawPath.utf8.firstIndex(of: UInt8(ascii: "?")).map { String(rawPath[..<$0]) } ?? rawPath
             guard routedInFlight == 0,
                   let answer = routes.memoryHitAnswer(method: request.method, path: path, headers: request.headerFields) else {
                 routedInFlight += 1

@@ -33,7 +33,7 @@ import Glibc
         _ = try await server.request(negotiated, headers: [("Accept", "image/webp,*/*")])
         let etag = try #require(first.header("ETag"))
         let cases: [(String, HTTPMethod, [(String, String)])] = [
-            (explicit, .GET, []), (explicit, .HEAD, []), (explicit, .GET, [("If-None-Match", etag)]),
+            (explicit, .GET, []), (explicit + "?v=2", .GET, []), (explicit, .HEAD, []), (explicit, .GET, [("If-None-Match", etag)]),
             (negotiated, .GET, [("Accept", "image/webp,*/*")]), (negotiated, .HEAD, [("Accept", "image/webp,*/*")]),
         ]
         for (path, method, headers) in cases {
