@@ -15,7 +15,7 @@ final class DownloadFile {
     init(in directory: URL) throws(PipelineError) {
         var template = Array(directory.appendingPathComponent("download-XXXXXX").path.utf8CString)
         fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        path = String(cString: template)
+        path = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
         guard fd >= 0 else { throw .cache(.io(operation: "create", path: path, errno: errno)) }
         _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
     }

@@ -22,7 +22,7 @@ final class DownloadFolder: Sendable {
         guard template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) != nil else {
             throw .cache(.io(operation: "create directory in", path: downloads.path, errno: errno))
         }
-        url = URL(fileURLWithPath: String(cString: template))
+        url = URL(fileURLWithPath: template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) })
         let owner = url.appendingPathComponent(Self.ownerName).path
         let fd = open(owner, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o644)
         guard fd >= 0, flock(fd, LOCK_EX | LOCK_NB) == 0 else {

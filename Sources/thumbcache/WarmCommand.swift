@@ -110,7 +110,7 @@ struct WarmCommand: AsyncParsableCommand {
         let reportFile = try json.map { path throws(FileOutput.Failure) in try WarmReportFile(path: path) }
         if let server {
             let warmer = ServerWarmer(baseURL: server, signer: try signing.signer(), sizes: try parsedSizes(), concurrency: concurrency)
-            try await warmAndReport(urls, reportFile: reportFile) { try await warmer.run(urls, onProgress: $0, onFailure: $1) }
+            try await warmAndReport(urls, reportFile: reportFile) { await warmer.run(urls, onProgress: $0, onFailure: $1) }
             return
         }
         let pipeline = try cache.openPipeline { configuration in
