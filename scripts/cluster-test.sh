@@ -117,7 +117,7 @@ try:
     cluster.children.pop(victim).kill()
     t0 = time.monotonic()
     answers = {s: client.request("GET", signed(s, size)) for s in sources}
-    rows, offset = log_lines(offset)
+    rows, offset = cluster.log_lines_until(offset, lambda rows: len(rows) >= len(sources))
     ok_orphans = sum(1 for s in orphans if answers[s][0] == 200)
     check(ok_orphans == len(orphans), f"{names[victim]} killed (-9): {ok_orphans} of its {len(orphans)} sources still answer 200")
     served_by = {}
@@ -165,7 +165,8 @@ try:
     # --- 7. purge through nginx ------------------------------------------------------------------------------
     target = others[0]
     status, _, _, body = client.request("POST", f"/admin/purge/{encoded[target]}", {"Authorization": f"Bearer {TOKEN}"})
-    rows, offset = log_lines(offset)
+    rows, offset = cluster.log_lines_until(offset, lambda rows: any(row["method"] == "POST" for row in rows))
+    rows = [row for row in rows if row["method"] == "POST"]
     check(status == 200 and rows and rows[-1]["upstream"] == owner[target],
           f"POST /admin/purge through nginx: {status} from {names.get(rows[-1]['upstream'] if rows else '', '?')} "
           f"(owner {names[owner[target]]}) {body[:80]!r}")

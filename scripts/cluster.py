@@ -244,6 +244,16 @@ class Cluster:
                          "upstream_status": c[6], "served": c[7], "time": float(c[9])})
         return rows, end
 
+    def log_lines_until(self, offset, done, timeout=5.0):
+        """`log_lines`, read again until `done(rows)` or `timeout` seconds: nginx writes a request's line after it
+        has sent the response, so the client can be faster than the log."""
+        deadline = time.monotonic() + timeout
+        while True:
+            rows, end = self.log_lines(offset)
+            if done(rows) or time.monotonic() > deadline:
+                return rows, end
+            time.sleep(0.05)
+
     def listing(self, node):
         """`disklru list` of a stopped node's entries: [(source, [value lengths])], least recently used first."""
         listing = subprocess.run([self.inspect, "list", os.path.join(self.cache_dirs[node], "entries")],
