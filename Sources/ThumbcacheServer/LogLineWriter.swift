@@ -1,4 +1,5 @@
 import Foundation
+import ThumbcacheKit
 
 /// Lines for standard error, written in batches: a `write(2)` per access-log line was a visible share of a
 /// memory hit's cost (about 4 % of the server's CPU at 10k requests/s). A line is written at most
@@ -72,15 +73,7 @@ public final class LogLineWriter: @unchecked Sendable {
     /// Call with `condition` held. A failed write (a closed stderr) drops the batch: logging must not stop serving.
     private func writePending() {
         guard !pending.isEmpty else { return }
-        pending.withUnsafeBytes { bytes in
-            var offset = 0
-            while offset < bytes.count {
-                let n = Glibc.write(fileDescriptor, bytes.baseAddress! + offset, bytes.count - offset)
-                if n < 0 && errno == EINTR { continue }
-                guard n > 0 else { break }
-                offset += n
-            }
-        }
+        try? FileOutput.writeAll(pending, to: fileDescriptor, target: "standard error")
         pending.removeAll(keepingCapacity: true)
     }
 }
