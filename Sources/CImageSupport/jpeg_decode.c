@@ -8,9 +8,14 @@
 #include <jpeglib.h>
 #include <jerror.h>
 
+#include "jpeg_block_arrays.h"
+#include "jpeg_scan_filter.h"
+
 // Progressive files can have thousands of tiny scans, each costing a pass over the whole
 // coefficient buffer (a known denial-of-service shape). libjpeg-turbo's djpeg caps it too.
 enum { MAX_SCANS = 500 };
+
+enum { CHUNK = 4096 };
 
 struct tc_jpeg_decoder {
     struct jpeg_decompress_struct cinfo;
@@ -25,7 +30,13 @@ struct tc_jpeg_decoder {
     const uint8_t *data;
     size_t size, offset;
     FILE *file;  // when set, the source instead of data/size
-    JOCTET chunk[4096];
+    // Set when tc_jpeg_start found scans the output cannot use: libjpeg then reads through the filter, which
+    // reads the raw file through read_raw (into raw_chunk for files).
+    int filtering;
+    tc_scan_filter filter;
+    tc_block_arrays arrays;  // the coefficient buffer of progressive and multi-scan files
+    JOCTET raw_chunk[CHUNK];
+    JOCTET chunk[CHUNK + TC_SCAN_FILTER_SLACK];
 };
 
 // libjpeg-turbo's fast Huffman path runs only while a whole MCU's worth of bytes is buffered, and it
@@ -36,15 +47,31 @@ static const JOCTET fake_eoi[2] = {0xFF, JPEG_EOI};
 
 static void source_init(j_decompress_ptr cinfo) { (void)cinfo; }
 
+// The filter's raw input: the rest of the memory at once, or the next chunk of the file.
+static size_t read_raw(void *context, const uint8_t **bytes) {
+    tc_jpeg_decoder *decoder = context;
+    if (decoder->file) {
+        *bytes = decoder->raw_chunk;
+        return fread(decoder->raw_chunk, 1, CHUNK, decoder->file);
+    }
+    *bytes = decoder->data + decoder->offset;
+    size_t count = decoder->size - decoder->offset;
+    decoder->offset = decoder->size;
+    return count;
+}
+
 static boolean source_fill(j_decompress_ptr cinfo) {
     tc_jpeg_decoder *decoder = (tc_jpeg_decoder *)cinfo->client_data;
     size_t count;
-    if (decoder->file) {
-        count = fread(decoder->chunk, 1, sizeof decoder->chunk, decoder->file);
+    if (decoder->filtering) {
+        count = tc_scan_filter_fill(&decoder->filter, decoder->chunk, CHUNK);
+        decoder->source.next_input_byte = decoder->chunk;
+    } else if (decoder->file) {
+        count = fread(decoder->chunk, 1, CHUNK, decoder->file);
         decoder->source.next_input_byte = decoder->chunk;
     } else {
         count = decoder->size - decoder->offset;
-        if (count > sizeof decoder->chunk) count = sizeof decoder->chunk;
+        if (count > CHUNK) count = CHUNK;
         decoder->source.next_input_byte = decoder->data + decoder->offset;
         decoder->offset += count;
     }
@@ -139,9 +166,14 @@ tc_jpeg_decoder *tc_jpeg_decoder_create(const uint8_t *data, size_t size) { retu
 
 tc_jpeg_decoder *tc_jpeg_decoder_create_file(FILE *file) { return create(NULL, 0, file); }
 
+tc_block_arrays *tc_jpeg_block_arrays(j_common_ptr cinfo) {
+    return &((tc_jpeg_decoder *)cinfo->client_data)->arrays;
+}
+
 void tc_jpeg_decoder_destroy(tc_jpeg_decoder *decoder) {
     if (!decoder) return;
     if (decoder->created) jpeg_destroy_decompress(&decoder->cinfo);
+    tc_block_arrays_release(&decoder->arrays);
     free(decoder);
 }
 
@@ -227,8 +259,52 @@ int tc_jpeg_icc(const tc_jpeg_decoder *decoder, uint8_t **profile, size_t *lengt
     return 1;
 }
 
-tc_status tc_jpeg_start(tc_jpeg_decoder *decoder, int scale_denom, int cmyk, size_t max_memory,
-                        int *out_width, int *out_height, int *out_components) {
+#if JPEG_LIB_VERSION >= 70
+#define BLOCK_OUTPUT_SIZE(component) ((component)->DCT_h_scaled_size == 1 && (component)->DCT_v_scaled_size == 1)
+#else
+#define BLOCK_OUTPUT_SIZE(component) ((component)->DCT_scaled_size == 1)
+#endif
+
+// Called after the output size is set and before libjpeg reads past the first scan's header (where
+// jpeg_read_header stopped). Components that come out one pixel per block use only their DC coefficient.
+static void filter_unused_scans(tc_jpeg_decoder *decoder) {
+    j_decompress_ptr cinfo = &decoder->cinfo;
+    if (!cinfo->progressive_mode || cinfo->arith_code) return;
+    jpeg_calc_output_dimensions(cinfo);
+    uint8_t seen[256] = {0}, unused[256] = {0};
+    int any = 0;
+    for (int ci = 0; ci < cinfo->num_components; ci++) {
+        const jpeg_component_info *component = &cinfo->comp_info[ci];
+        if (seen[component->component_id]++) return;  // ids must tell the components apart
+        if (BLOCK_OUTPUT_SIZE(component)) unused[component->component_id] = any = 1;
+    }
+    if (!any) return;
+    tc_scan_filter_start(&decoder->filter, read_raw, decoder);
+    memcpy(decoder->filter.unused_ac, unused, sizeof unused);
+    // The first scan's SOS was read by jpeg_read_header, before the filter.
+    if (cinfo->Ss == 0 && cinfo->Ah == 0)
+        for (int i = 0; i < cinfo->comps_in_scan; i++) decoder->filter.dc_seen[cinfo->cur_comp_info[i]->component_id] = 1;
+    // What libjpeg has buffered but not read is raw input still: the filter reads it first.
+    size_t buffered = decoder->source.bytes_in_buffer;
+    if (decoder->file) {
+        memcpy(decoder->raw_chunk, decoder->source.next_input_byte, buffered);
+        decoder->filter.raw = decoder->raw_chunk;
+        decoder->filter.raw_length = buffered;
+    } else {
+        decoder->offset -= buffered;
+    }
+    decoder->source.bytes_in_buffer = 0;
+    // Smoothing would estimate the absent AC coefficients (and, since libjpeg-turbo 2.1, adjust DC from them).
+    cinfo->do_block_smoothing = FALSE;
+    decoder->filtering = 1;
+}
+
+uint64_t tc_jpeg_dropped_bytes(const tc_jpeg_decoder *decoder) {
+    return decoder->filtering ? decoder->filter.dropped_bytes : 0;
+}
+
+tc_status tc_jpeg_start(tc_jpeg_decoder *decoder, int scale_denom, int cmyk, int drop_unused_scans,
+                        size_t max_memory, int *out_width, int *out_height, int *out_components) {
     j_decompress_ptr cinfo = &decoder->cinfo;
     if (setjmp(decoder->jump)) return decoder->failure;
     // The estimate checked before this call is the real bound; this is libjpeg's own backstop. With no
@@ -237,6 +313,8 @@ tc_status tc_jpeg_start(tc_jpeg_decoder *decoder, int scale_denom, int cmyk, siz
     cinfo->scale_num = 1;
     cinfo->scale_denom = (unsigned int)scale_denom;
     cinfo->out_color_space = cmyk ? JCS_CMYK : JCS_EXT_RGB;
+    if (drop_unused_scans) filter_unused_scans(decoder);
+    tc_block_arrays_install((j_common_ptr)cinfo);
     jpeg_start_decompress(cinfo);
     *out_width = (int)cinfo->output_width;
     *out_height = (int)cinfo->output_height;
@@ -260,5 +338,6 @@ tc_status tc_jpeg_read_rows(tc_jpeg_decoder *decoder, uint8_t *buffer, size_t st
 tc_status tc_jpeg_finish(tc_jpeg_decoder *decoder) {
     if (setjmp(decoder->jump)) return decoder->failure;
     jpeg_finish_decompress(&decoder->cinfo);
+    tc_block_arrays_release(&decoder->arrays);
     return TC_OK;
 }

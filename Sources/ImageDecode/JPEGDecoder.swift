@@ -19,6 +19,10 @@ final class JPEGDecoder: RowDecoder {
     private let coefficientBytes: Int
     /// What libjpeg's memory manager may allocate (`max_memory_to_use`).
     private let memoryLimit: Int
+    /// Leave out the progressive scans the output size cannot use (same pixels; off only to compare in tests).
+    var dropsUnusedScans = true
+    /// Bytes of the file that were not decoded because the output cannot use them.
+    var droppedBytes: Int { Int(tc_jpeg_dropped_bytes(handle)) }
 
     /// Decodes from `bytes`, which must outlive the decoder.
     convenience init(_ bytes: UnsafeRawBufferPointer, memoryLimit: Int = .max) throws(ImageDecodeError) {
@@ -90,7 +94,7 @@ final class JPEGDecoder: RowDecoder {
         if isCMYK && convertToSRGB { cmykTransform = colorProfile?.cmykTransform(inverted: invertedInk) }
         var width: Int32 = 0, height: Int32 = 0, components: Int32 = 0
         denominator = Self.scaleDenominator(shrink: shrink)
-        let status = tc_jpeg_start(handle, Int32(denominator), isCMYK ? 1 : 0,
+        let status = tc_jpeg_start(handle, Int32(denominator), isCMYK ? 1 : 0, dropsUnusedScans ? 1 : 0,
                                    memoryLimit, &width, &height, &components)
         if status == TC_OVER_BUDGET {
             // libjpeg needed more than the estimate the caller checked: report at least what it was refused.

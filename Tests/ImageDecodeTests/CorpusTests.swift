@@ -32,7 +32,7 @@ struct CorpusTests {
                 let data = try Data(contentsOf: Fixtures.corpus!.appendingPathComponent(row.file))
                 if row.mustDecode {
                     do {
-                        // The thumbnail path decodes every scan (DCT-scaled) and checks the trailer.
+                        // The thumbnail path decodes (DCT-scaled) every scan the output uses and checks the trailer.
                         let made = try thumbnailer.makeThumbnail(from: data, ThumbnailRequest(size: 256))
                         let longest = min(256, max(made.sourceInfo.orientedWidth, made.sourceInfo.orientedHeight))
                         if made.sourceInfo.width != row.width || made.sourceInfo.height != row.height {

@@ -55,8 +55,12 @@ int tc_jpeg_icc(const tc_jpeg_decoder *decoder, uint8_t **profile, size_t *lengt
 /// Starts decompression at 1/scale_denom size. `cmyk` asks for raw CMYK (for CMYK/YCCK files),
 /// otherwise RGB is produced (grayscale is expanded). Reports the output geometry. libjpeg may use at most
 /// `max_memory` bytes (its memory manager's limit; TC_OVER_BUDGET when a whole-image buffer would exceed it).
-tc_status tc_jpeg_start(tc_jpeg_decoder *decoder, int scale_denom, int cmyk, size_t max_memory,
-                        int *out_width, int *out_height, int *out_components);
+/// With `drop_unused_scans`, the AC scans of a progressive file that the output size cannot use are not
+/// decoded at all (see jpeg_scan_filter.h); the pixels are the same.
+tc_status tc_jpeg_start(tc_jpeg_decoder *decoder, int scale_denom, int cmyk, int drop_unused_scans,
+                        size_t max_memory, int *out_width, int *out_height, int *out_components);
+/// Bytes of the file that tc_jpeg_start's filter left out (0 when it did not filter).
+uint64_t tc_jpeg_dropped_bytes(const tc_jpeg_decoder *decoder);
 /// Decodes up to `max_rows` rows into `buffer` (rows `stride` bytes apart).
 tc_status tc_jpeg_read_rows(tc_jpeg_decoder *decoder, uint8_t *buffer, size_t stride,
                             int max_rows, int *rows_read);
