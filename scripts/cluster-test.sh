@@ -145,18 +145,20 @@ try:
     # keep-alive connection to the killed process: the second round counts.
     time.sleep(FAIL_TIMEOUT)
     deadline = time.monotonic() + FAIL_TIMEOUT + 5
+    # One request at a time, and each read waits for the lines of exactly the requests just sent (nginx writes
+    # a line after its answer): a late line would otherwise be counted in the next round.
     while time.monotonic() < deadline:
         client.request("GET", signed(orphans[0], size))
-        rows, offset = log_lines(offset)
+        rows, offset = cluster.log_lines_until(offset, lambda rows: len(rows) >= 1)
         if rows and rows[-1]["upstream"].split(", ")[-1] == victim:
             break
         time.sleep(0.25)
     first = {s: client.request("GET", signed(s, size)) for s in orphans}
-    rows, offset = log_lines(offset)
+    rows, offset = cluster.log_lines_until(offset, lambda rows: len(rows) >= len(orphans))
     early = sum(1 for row in rows if source_of.get(row["key"]) in first and row["upstream"] == victim and row["served"] in ("memory", "disk"))
     print(f"first round after the restart: {early} of {len(orphans)} on {names[victim]} as hits")
     answers = {s: client.request("GET", signed(s, size)) for s in orphans}
-    rows, offset = log_lines(offset)
+    rows, offset = cluster.log_lines_until(offset, lambda rows: len(rows) >= len(orphans))
     back = sum(1 for row in rows if source_of.get(row["key"]) in answers and row["upstream"].split(", ")[-1] == victim
                and row["served"] in ("memory", "disk"))
     check(back == len(orphans), f"after FAIL_TIMEOUT ({FAIL_TIMEOUT} s), {back} of its {len(orphans)} sources are hits on it again")
