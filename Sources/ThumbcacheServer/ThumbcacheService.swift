@@ -45,7 +45,8 @@ public struct ThumbcacheService: Sendable {
         let app = Application(
             router: router,
             server: .http1(configuration: .init(additionalChannelHandlers: [
-                RequestHeadDeadline(timeout: headDeadline), routes.memoryHitHandler(serverName: Self.serverName),
+                HTTP10ConnectionClose.Installer(), RequestHeadDeadline(timeout: headDeadline),
+                routes.memoryHitHandler(serverName: Self.serverName),
             ], idleTimeout: nil)),
             configuration: .init(address: .hostname(ServeConfiguration.bindAddress(configuration.host), port: configuration.port), serverName: Self.serverName,
                                  availableConnectionsDelegate: MaximumAvailableConnections(configuration.maxConnections)),
