@@ -32,7 +32,8 @@ static jvirt_barray_ptr request_array(j_common_ptr cinfo, int pool_id, boolean p
 static void realize_arrays(j_common_ptr cinfo) {
     tc_block_arrays *arrays = tc_jpeg_block_arrays(cinfo);
     arrays->libjpeg_realize(cinfo);
-    // The same limit libjpeg's own manager enforces (max_memory_to_use, no backing store).
+    // libjpeg's own limit (max_memory_to_use, no backing store), counted over these arrays: they are almost all
+    // of a decode's memory, and the caller's estimate, checked before, is the real bound.
     uint64_t total = 0;
     for (struct jvirt_barray_control *array = arrays->first; array; array = array->next) {
         if (array->rows) continue;

@@ -260,9 +260,9 @@ int tc_jpeg_icc(const tc_jpeg_decoder *decoder, uint8_t **profile, size_t *lengt
 }
 
 #if JPEG_LIB_VERSION >= 70
-#define BLOCK_OUTPUT_SIZE(component) ((component)->DCT_h_scaled_size == 1 && (component)->DCT_v_scaled_size == 1)
+#define ONE_PIXEL_PER_BLOCK(component) ((component)->DCT_h_scaled_size == 1 && (component)->DCT_v_scaled_size == 1)
 #else
-#define BLOCK_OUTPUT_SIZE(component) ((component)->DCT_scaled_size == 1)
+#define ONE_PIXEL_PER_BLOCK(component) ((component)->DCT_scaled_size == 1)
 #endif
 
 // Called after the output size is set and before libjpeg reads past the first scan's header (where
@@ -276,7 +276,7 @@ static void filter_unused_scans(tc_jpeg_decoder *decoder) {
     for (int ci = 0; ci < cinfo->num_components; ci++) {
         const jpeg_component_info *component = &cinfo->comp_info[ci];
         if (seen[component->component_id]++) return;  // ids must tell the components apart
-        if (BLOCK_OUTPUT_SIZE(component)) unused[component->component_id] = any = 1;
+        if (ONE_PIXEL_PER_BLOCK(component)) unused[component->component_id] = any = 1;
     }
     if (!any) return;
     tc_scan_filter_start(&decoder->filter, read_raw, decoder);

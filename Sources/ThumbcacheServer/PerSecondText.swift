@@ -5,17 +5,16 @@ import ThumbcacheKit
 /// every use: formatting dates was a visible part of a memory hit's cost.
 final class PerSecondText: Sendable {
     private let make: @Sendable (Date) -> String
-    private let current = Locked<(second: Int, text: String)>((Int.min, ""))
+    private let current = Locked<(second: time_t, text: String)>((time_t.min, ""))
 
     init(_ make: @escaping @Sendable (Date) -> String) {
         self.make = make
     }
 
     var text: String {
-        let now = Date()
-        let second = Int(now.timeIntervalSince1970.rounded(.down))
+        let second = time(nil)  // whole seconds from the clock: no conversion from a Double
         return current.withLock { current in
-            if current.second != second { current = (second, make(now)) }
+            if current.second != second { current = (second, make(Date(timeIntervalSince1970: TimeInterval(second)))) }
             return current.text
         }
     }

@@ -37,11 +37,11 @@ import Glibc
             (negotiated, .GET, [("Accept", "image/webp,*/*")]), (negotiated, .HEAD, [("Accept", "image/webp,*/*")]),
         ]
         for (path, method, headers) in cases {
-            let before = server.routes.fastPathAnswers.withLock { $0 }
+            let before = server.routes.fastPathAnswers.load(ordering: .relaxed)
             let fast = try await server.request(path, method: method, headers: headers)
-            #expect(server.routes.fastPathAnswers.withLock { $0 } == before + 1, "answered on the event loop: \(method) \(headers)")
+            #expect(server.routes.fastPathAnswers.load(ordering: .relaxed) == before + 1, "answered on the event loop: \(method) \(headers)")
             let routed = try await server.request(path, method: method, headers: headers + [("Connection", "close")])
-            #expect(server.routes.fastPathAnswers.withLock { $0 } == before + 1, "answered by the router")
+            #expect(server.routes.fastPathAnswers.load(ordering: .relaxed) == before + 1, "answered by the router")
             #expect(fast.status == routed.status && fast.body == routed.body, "\(method) \(headers)")
             var fastFields = Self.comparable(fast), routedFields = Self.comparable(routed)
             #expect(fastFields.removeValue(forKey: "cache-control")?.hasPrefix("public, max-age=") == true)
@@ -81,39 +81,29 @@ import Glibc
     }
 
     @Test func aStoppingServerAnswersEvenCachedThumbnailsWith503() async throws {
-        let origin = try await TestOrigin()
-        origin.image("/a.jpg", Fixtures.jpeg)
-        let server = try await ServerHarness()
-        let path = server.path(origin.url("/a.jpg"), size: 64)
-        #expect(try await server.request(path).status == 200)
-        server.routes.beginStopping()
-        let answer = try await server.request(path)
-        #expect(answer.status == 503 && answer.header("Retry-After") != nil)
-        await server.stop()
-        await origin.stop()
+        try await ServerHarness.withCachedThumbnail { server, path in
+            server.routes.beginStopping()
+            let answer = try await server.request(path)
+            #expect(answer.status == 503 && answer.header("Retry-After") != nil)
+        }
     }
 
     /// Memory hits answered on the event loop keep a connection busy: the idle timeout closes it only once
     /// it is idle (Hummingbird's own idle timer, which does not see these answers, closed it mid-use).
     @Test func aConnectionBusyWithMemoryHitsIsNotClosedAsIdle() async throws {
-        let origin = try await TestOrigin()
-        origin.image("/a.jpg", Fixtures.jpeg)
-        let server = try await ServerHarness { $0.idleTimeout = .seconds(1) }
-        let path = server.path(origin.url("/a.jpg"), size: 64)
-        #expect(try await server.request(path).status == 200)
-        let socket = try Self.connect(port: server.port)
-        defer { close(socket) }
-        let request = "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
-        for index in 0..<12 {  // one every 250 ms: 3 s in all, three times the idle timeout
-            #expect(send(socket, request, request.utf8.count, Int32(MSG_NOSIGNAL)) == request.utf8.count, "request \(index)")
-            let answer = try await Self.read(socket, seconds: 10) { $0.contains("X-Thumbcache: memory") }
-            #expect(answer.text.hasPrefix("HTTP/1.1 200") && !answer.closed, "answer \(index) on the same connection")
-            try await Task.sleep(for: .milliseconds(250))
+        try await ServerHarness.withCachedThumbnail(configure: { $0.idleTimeout = .seconds(1) }) { server, path in
+            let socket = try Self.connect(port: server.port)
+            defer { close(socket) }
+            let request = "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+            for index in 0..<12 {  // one every 250 ms: 3 s in all, three times the idle timeout
+                #expect(send(socket, request, request.utf8.count, Int32(MSG_NOSIGNAL)) == request.utf8.count, "request \(index)")
+                let answer = try await Self.read(socket, seconds: 10) { $0.contains("X-Thumbcache: memory") }
+                #expect(answer.text.hasPrefix("HTTP/1.1 200") && !answer.closed, "answer \(index) on the same connection")
+                try await Task.sleep(for: .milliseconds(250))
+            }
+            let idle = try await Self.read(socket, seconds: 10) { _ in false }
+            #expect(idle.closed, "closed once idle")
         }
-        let idle = try await Self.read(socket, seconds: 10) { _ in false }
-        #expect(idle.closed, "closed once idle")
-        await server.stop()
-        await origin.stop()
     }
 
     static func connect(port: Int) throws -> Int32 {

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import Testing
 import Hummingbird
 import ImageDecode
 import Logging
@@ -53,6 +54,20 @@ final class ServerHarness: Sendable {
     }
 
     var routes: ThumbcacheRoutes { service.routes }
+
+    /// A server whose memory cache holds the 64 px thumbnail at `path` (one request made it), beside its origin;
+    /// both stopped afterwards.
+    static func withCachedThumbnail(configure: (inout ServeConfiguration) -> Void = { _ in },
+                                    _ body: (ServerHarness, String) async throws -> Void) async throws {
+        let origin = try await TestOrigin()
+        origin.image("/a.jpg", Fixtures.jpeg)
+        let server = try await ServerHarness(configure: configure)
+        let path = server.path(origin.url("/a.jpg"), size: 64)
+        #expect(try await server.request(path).status == 200)
+        try await body(server, path)
+        await server.stop()
+        await origin.stop()
+    }
 
     /// Stops the server and closes the cache (the directory lock is free afterwards).
     func stop(removingDirectory: Bool = true) async {
