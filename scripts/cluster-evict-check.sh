@@ -167,7 +167,7 @@ try:
     # that the late-trim model gets right is that race; any other is a fault of the model.
     # With concurrent requests a node's order is no longer the log's, and coalesced requests for one new source
     # are all misses: the disagreements are then measured, not checked.
-    unexplained = sorted(figures["differ"] - late["differ"]) if figures and late else None
+    unexplained = sorted(figures["differ"] & late["differ"]) if figures and late else None  # wrong in both
     if CONCURRENCY == 1:
         check(unexplained == [], f"every hit/miss disagreement is a trim that ran after the next lookup "
               f"({len(figures['differ']) if figures else '?'} disagreements, unexplained: {unexplained})")
