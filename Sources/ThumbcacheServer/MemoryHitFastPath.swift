@@ -9,10 +9,14 @@ import ThumbcacheKit
 /// Everything else (a miss, another route, a path or signature that does not check out, `Connection: close`,
 /// stopping) passes through untouched, and Hummingbird answers it; both build the answer with
 /// `ThumbcacheRoutes` and `ThumbnailResponder`, so the headers, 304s, HEAD and the access log are the same.
+/// Most hits never get this far: the `MemoryHitWirePath` this handler installs answers them from the request's
+/// bytes, before NIO's HTTP/1 codec. This one answers the hits that one leaves to the decoder (an HTTP/1.0
+/// keep-alive request, a head outside its plain grammar, anything after a request with a body), and counts the
+/// requests Hummingbird is answering, which the wire path must not overtake.
 /// Pipelined requests keep their order: while Hummingbird has a request of this connection whose answer has
 /// not ended, the next ones go to it too. Hummingbird's connection-state handler, further up, does not see the
-/// requests answered here, so its idle timeout is off and `RequestHeadDeadline` (which sees every request and
-/// answer) closes idle connections instead.
+/// requests answered here, so its idle timeout is off and `RequestHeadDeadline` (which sees every other request
+/// and answer, and is told of the wire path's) closes idle connections instead.
 final class MemoryHitFastPath: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
     typealias InboundOut = HTTPRequestPart
@@ -20,18 +24,22 @@ final class MemoryHitFastPath: ChannelDuplexHandler, RemovableChannelHandler {
     typealias OutboundOut = HTTPResponsePart
 
     /// The `Date` header, as Hummingbird sets it on its answers.
-    private static let date = PerSecondText(HTTPDate.format)
+    static let date = PerSecondText(HTTPDate.format)
 
     private let routes: ThumbcacheRoutes
     private let serverName: String
     /// The rest (body, end) of a request answered here, which Hummingbird must not see.
     private var discarding = false
     /// Requests passed to Hummingbird whose answers have not ended yet.
-    private var routedInFlight = 0
+    private(set) var routedInFlight = 0
 
     init(routes: ThumbcacheRoutes, serverName: String) {
         self.routes = routes
         self.serverName = serverName
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        MemoryHitWirePath.install(in: context.pipeline.syncOperations, routes: routes, serverName: serverName, fastPath: self)
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {

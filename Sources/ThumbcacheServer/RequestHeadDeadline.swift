@@ -12,12 +12,14 @@ final class RequestHeadDeadline: ChannelDuplexHandler, RemovableChannelHandler {
 
     private let timeout: TimeAmount
     private var timer: Scheduled<Void>?
+    private var context: ChannelHandlerContext?
 
     init(timeout: TimeAmount) {
         self.timeout = timeout
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
         if context.channel.isActive { arm(context) }
     }
 
@@ -39,7 +41,14 @@ final class RequestHeadDeadline: ChannelDuplexHandler, RemovableChannelHandler {
         context.write(data, promise: promise)
     }
 
+    /// A request was answered before it reached this handler (`MemoryHitWirePath`): the wait for the next
+    /// head starts now.
+    func restart() {
+        if let context { arm(context) }
+    }
+
     func handlerRemoved(context: ChannelHandlerContext) {
+        self.context = nil
         timer?.cancel()
         timer = nil
     }

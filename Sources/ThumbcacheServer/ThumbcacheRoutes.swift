@@ -34,6 +34,8 @@ public final class ThumbcacheRoutes: Sendable {
     let accessLog: AccessLog
     /// How many answers `MemoryHitFastPath` sent (for tests; an atomic, not a lock, on the hit path).
     let fastPathAnswers = Atomic<Int>(0)
+    /// How many of those `MemoryHitWirePath` sent, from the request's bytes (for tests).
+    let wirePathAnswers = Atomic<Int>(0)
 
     /// `pipeline` must have been opened with `limiter` as its render gate (`ThumbcacheService.openPipeline`).
     public init(configuration: ServeConfiguration, pipeline: ThumbnailPipeline, limiter: RenderLimiter, metrics: ServerMetrics) {

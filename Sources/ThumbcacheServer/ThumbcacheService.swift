@@ -39,8 +39,9 @@ public struct ThumbcacheService: Sendable {
         let configuration = routes.configuration
         let router = Router()
         routes.register(on: router, metricsRoute: configuration.metricsPort == nil)
-        // One timer for both limits, in `RequestHeadDeadline`, which sees every request and answer: Hummingbird's
-        // idle timer does not see those `MemoryHitFastPath` answers, so it would close busy connections.
+        // One timer for both limits, in `RequestHeadDeadline`, which sees every request and answer (the wire
+        // path tells it of its own): Hummingbird's idle timer does not see the memory-hit answers, so it would
+        // close busy connections.
         let headDeadline = TimeAmount.nanoseconds(min(configuration.headerTimeout, configuration.idleTimeout).nanoseconds)
         let app = Application(
             router: router,

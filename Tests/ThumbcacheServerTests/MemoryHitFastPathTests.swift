@@ -55,31 +55,6 @@ import Glibc
         await origin.stop()
     }
 
-    /// Two requests in one write: a miss the router works on for a while, then a memory hit. The hit must not
-    /// overtake the miss's answer.
-    @Test func pipelinedAnswersKeepTheirOrder() async throws {
-        let origin = try await TestOrigin()
-        origin.image("/hot.jpg", Fixtures.jpeg)
-        origin.image("/slow.jpg", Fixtures.jpeg, delay: .milliseconds(500))
-        let server = try await ServerHarness()
-        let hot = server.path(origin.url("/hot.jpg"), size: 64)
-        let slow = server.path(origin.url("/slow.jpg"), size: 64)
-        #expect(try await server.request(hot).status == 200)
-        let socket = try Self.connect(port: server.port)
-        defer { close(socket) }
-        let requests = "GET \(slow) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\nGET \(hot) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
-        #expect(send(socket, requests, requests.utf8.count, Int32(MSG_NOSIGNAL)) == requests.utf8.count)
-        let received = try await Self.read(socket, seconds: 20) { text in
-            text.components(separatedBy: "HTTP/1.1 200").count == 3 && text.contains("X-Thumbcache: memory")
-        }
-        let text = received.text
-        let network = try #require(text.range(of: "X-Thumbcache: network"), "\(text.prefix(600))")
-        let memory = try #require(text.range(of: "X-Thumbcache: memory"), "\(text.prefix(600))")
-        #expect(network.lowerBound < memory.lowerBound, "the miss's answer first, as the requests came")
-        await server.stop()
-        await origin.stop()
-    }
-
     @Test func aStoppingServerAnswersEvenCachedThumbnailsWith503() async throws {
         try await ServerHarness.withCachedThumbnail { server, path in
             server.routes.beginStopping()

@@ -1,0 +1,145 @@
+import Foundation
+import HTTPTypes
+import NIOCore
+import Testing
+@testable import ThumbcacheServer
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `MemoryHitWirePath` reads request heads itself, in front of NIO's decoder: it must answer only what it read
+/// completely, hand everything else to the decoder whole, and never let an answer overtake another.
+@Suite(.serialized) struct MemoryHitWirePathTests {
+    static func parse(_ text: String) -> WireRequestParse { WireRequest.parse(ByteBuffer(string: text)) }
+
+    static func request(_ text: String) -> WireRequest? {
+        if case .request(let request) = parse(text) { return request }
+        return nil
+    }
+
+    @Test func readsAnAnswerableHead() throws {
+        let get = try #require(Self.request("GET /a/64/contain/eA.png?v=2 HTTP/1.1\r\nHost: x\r\nAccept:\timage/webp \r\n\r\n"))
+        #expect(get.isAnswerable && !get.isHead && get.path == "/a/64/contain/eA.png")
+        #expect(get.fields[HTTPField.Name("Host")!] == "x" && get.fields[.accept] == "image/webp" && get.fields.count == 2)
+        let head = try #require(Self.request("HEAD / HTTP/1.1\r\nContent-Length: 0\r\n\r\n"))
+        #expect(head.isAnswerable && head.isHead)
+    }
+
+    /// Parsed and framed (no body), but for the decoder and Hummingbird to answer.
+    @Test func bodilessRequestsItDoesNotAnswerStayFramed() throws {
+        for text in ["POST /admin/purge/eA HTTP/1.1\r\nAuthorization: Bearer t\r\n\r\n", "GET / HTTP/1.0\r\n\r\n",
+                     "GET http://example.test/ HTTP/1.1\r\n\r\n", "get / HTTP/1.1\r\n\r\n"] {
+            let request = try #require(Self.request(text), "\(text)")
+            #expect(!request.isAnswerable, "\(text)")
+        }
+    }
+
+    /// A body, an upgrade, or a line outside the plain grammar: the rest of the connection is the decoder's.
+    @Test func headsItCannotFrameAreUnframed() {
+        let heads = [
+            "POST / HTTP/1.1\r\nContent-Length: 5\r\n\r\n", "GET / HTTP/1.1\r\ncontent-length: 1\r\n\r\n",
+            "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n", "GET / HTTP/1.1\r\nUpgrade: websocket\r\n\r\n",
+            "GET / HTTP/1.1\r\nA: b\r\n c\r\n\r\n", "GET / HTTP/1.1\r\nBad Name: x\r\n\r\n", "GET / HTTP/1.1\r\nA: \u{e9}\r\n\r\n",
+            "GET / HTTP/1.1\r\n: x\r\n\r\n", "GET / HTTP/1.1\r\nNoColon\r\n\r\n", "GET / HTTP/1.1\nA: b\r\n\r\n",
+            "GET  / HTTP/1.1\r\n\r\n", "GET / HTTP/2.0\r\n\r\n", "GET / HTTP/1.12\r\n\r\n", "GET /\u{7f} HTTP/1.1\r\n\r\n",
+            "GET / HTTP/1.1\r\n" + String(repeating: "A: b\r\n", count: MemoryHitWirePath.maximumFields + 1) + "\r\n",
+        ]
+        for head in heads {
+            guard case .unframed = Self.parse(head) else {
+                Issue.record("framed: \(head.debugDescription)")
+                continue
+            }
+        }
+    }
+
+    /// The blank line is found wherever it is, and only there: checked against a plain search on every
+    /// string of up to 8 bytes over CR, LF and one other byte.
+    @Test func findsTheEndOfAHeadExactly() {
+        let alphabet: [UInt8] = [13, 10, UInt8(ascii: "a")]
+        var strings: [[UInt8]] = [[]], layer: [[UInt8]] = [[]]
+        for _ in 0..<8 {
+            layer = layer.flatMap { string in alphabet.map { string + [$0] } }
+            strings += layer
+        }
+        var checked = 0
+        for bytes in strings {
+            let expected = (0..<max(0, bytes.count - 3)).first { Array(bytes[$0..<($0 + 4)]) == [13, 10, 13, 10] }.map { $0 + 4 }
+            #expect(MemoryHitWirePath.headLength(ByteBuffer(bytes: bytes)) == expected, "\(bytes)")
+            checked += 1
+        }
+        #expect(checked == (0...8).reduce(0) { $0 + Int(pow(3.0, Double($1))) })
+    }
+
+    /// The head sent in pieces (the blank line split too) is answered here once it is whole.
+    @Test func aHeadInPiecesIsAnsweredWhenWhole() async throws {
+        try await ServerHarness.withCachedThumbnail { server, path in
+            let before = server.routes.wirePathAnswers.load(ordering: .relaxed)
+            let socket = try MemoryHitFastPathTests.connect(port: server.port)
+            defer { close(socket) }
+            for piece in ["GE", "T \(path) HTTP/1.1\r\nHo", "st: 127.0.0.1\r\n\r", "\n"] {
+                #expect(send(socket, piece, piece.utf8.count, Int32(MSG_NOSIGNAL)) == piece.utf8.count)
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            let answer = try await MemoryHitFastPathTests.read(socket, seconds: 10) { $0.contains("X-Thumbcache: memory") }
+            #expect(answer.text.hasPrefix("HTTP/1.1 200 OK\r\n") && !answer.closed)
+            #expect(server.routes.wirePathAnswers.load(ordering: .relaxed) == before + 1)
+        }
+    }
+
+    /// Hit, slow miss, hit in one write: answered in that order, the first hit here, the last by the router
+    /// (from memory too), behind the miss it was read after.
+    @Test func answersDoNotOvertakeARoutedRequest() async throws {
+        let origin = try await TestOrigin()
+        origin.image("/hot.jpg", Fixtures.jpeg)
+        origin.image("/slow.jpg", Fixtures.jpeg, delay: .milliseconds(500))
+        let server = try await ServerHarness()
+        let hot = server.path(origin.url("/hot.jpg"), size: 64)
+        let slow = server.path(origin.url("/slow.jpg"), size: 64)
+        #expect(try await server.request(hot).status == 200)
+        let before = server.routes.wirePathAnswers.load(ordering: .relaxed)
+        let fastPathBefore = server.routes.fastPathAnswers.load(ordering: .relaxed)
+        let socket = try MemoryHitFastPathTests.connect(port: server.port)
+        defer { close(socket) }
+        let requests = [hot, slow, hot].map { "GET \($0) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n" }.joined()
+        #expect(send(socket, requests, requests.utf8.count, Int32(MSG_NOSIGNAL)) == requests.utf8.count)
+        let received = try await MemoryHitFastPathTests.read(socket, seconds: 20) { $0.components(separatedBy: "HTTP/1.1 200").count == 4 }
+        let served = received.text.components(separatedBy: "\r\n").filter { $0.hasPrefix("X-Thumbcache: ") }
+        #expect(served == ["X-Thumbcache: memory", "X-Thumbcache: network", "X-Thumbcache: memory"], "\(received.text.prefix(800))")
+        #expect(server.routes.wirePathAnswers.load(ordering: .relaxed) == before + 1)
+        #expect(server.routes.fastPathAnswers.load(ordering: .relaxed) == fastPathBefore + 1, "the last hit went to the router")
+        await server.stop()
+        await origin.stop()
+    }
+
+    /// After a request with a body, the connection's bytes all go to the decoder: the body is not read as a
+    /// request, and the hit after it is still answered, in order.
+    @Test func aRequestWithABodyHandsTheConnectionToTheDecoder() async throws {
+        try await ServerHarness.withCachedThumbnail { server, path in
+            let before = server.routes.wirePathAnswers.load(ordering: .relaxed)
+            let socket = try MemoryHitFastPathTests.connect(port: server.port)
+            defer { close(socket) }
+            let body = "GET \(path) HTTP/1.1\r\n\r\n"  // a request's shape, as a body: must not be answered
+            let requests = "POST /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
+                + "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+            #expect(send(socket, requests, requests.utf8.count, Int32(MSG_NOSIGNAL)) == requests.utf8.count)
+            let received = try await MemoryHitFastPathTests.read(socket, seconds: 10) { $0.contains("X-Thumbcache: memory") }
+            let statuses = received.text.components(separatedBy: "\r\n").filter { $0.hasPrefix("HTTP/1.1 ") }
+            #expect(statuses.count == 2 && statuses.first?.hasPrefix("HTTP/1.1 200") == false && statuses.last == "HTTP/1.1 200 OK",
+                    "\(statuses)")
+            #expect(server.routes.wirePathAnswers.load(ordering: .relaxed) == before, "nothing answered from the bytes after the body")
+        }
+    }
+
+    /// A head the parser leaves alone is still judged by NIO's decoder: a malformed one gets its 400.
+    @Test func aMalformedHeadGetsTheDecodersAnswer() async throws {
+        try await ServerHarness.withCachedThumbnail { server, path in
+            let socket = try MemoryHitFastPathTests.connect(port: server.port)
+            defer { close(socket) }
+            let request = "GET \(path) HTTP/1.1\r\nBad Name: x\r\n\r\n"
+            #expect(send(socket, request, request.utf8.count, Int32(MSG_NOSIGNAL)) == request.utf8.count)
+            let received = try await MemoryHitFastPathTests.read(socket, seconds: 10) { $0.contains("\r\n\r\n") }
+            #expect(received.text.hasPrefix("HTTP/1.1 400"), "\(received.text.prefix(200))")
+        }
+    }
+}
