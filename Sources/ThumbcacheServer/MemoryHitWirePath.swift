@@ -66,7 +66,8 @@ final class MemoryHitWirePath: ChannelInboundHandler, RemovableChannelHandler {
             }
         }
         guard incoming.readableBytes > 0 else { return }
-        if passingThrough || incoming.readableBytes > Self.maximumHeadBytes {
+        // A head that will not end in CRLF CRLF here (bare LFs, which the decoder may take) or is too long.
+        if passingThrough || incoming.readableBytes > Self.maximumHeadBytes || Self.hasBareLineFeed(incoming) {
             passingThrough = true
             context.fireChannelRead(wrapInboundOut(incoming))
         } else {
@@ -144,6 +145,18 @@ final class MemoryHitWirePath: ChannelInboundHandler, RemovableChannelHandler {
                 }
             }
             return nil
+        }
+    }
+
+    /// Whether an LF in `buffer` is not preceded by a CR.
+    static func hasBareLineFeed(_ buffer: ByteBuffer) -> Bool {
+        buffer.withUnsafeReadableBytes { bytes in
+            var previous: UInt8 = 0
+            for byte in bytes {
+                if byte == 10, previous != 13 { return true }
+                previous = byte
+            }
+            return false
         }
     }
 

@@ -11,20 +11,11 @@ import Glibc
 /// the connection must close after the answer, whichever path answers. Before `HTTP10ConnectionClose` it
 /// stayed open until the idle timeout.
 @Suite(.serialized) struct HTTP10Tests {
-    /// Sends `requests` on a new connection and reads until `done`, the server closes, or 5 s.
-    static func exchange(_ port: Int, _ requests: String, until done: @escaping (String) -> Bool = { _ in false })
-        async throws -> (text: String, closed: Bool) {
-        let socket = try MemoryHitFastPathTests.connect(port: port)
-        defer { close(socket) }
-        #expect(send(socket, requests, requests.utf8.count, Int32(MSG_NOSIGNAL)) == requests.utf8.count)
-        return try await MemoryHitFastPathTests.read(socket, seconds: 5, until: done)
-    }
-
     @Test func anHTTP10RequestWithoutKeepAliveIsAnsweredAndClosed() async throws {
         try await ServerHarness.withCachedThumbnail { server, path in
             let fastPathBefore = server.routes.fastPathAnswers.load(ordering: .relaxed)
             for (name, target) in [("memory hit", path), ("router", "/healthz")] {
-                let answer = try await Self.exchange(server.port, "GET \(target) HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n")
+                let answer = try await RawConnection.exchange(server.port, "GET \(target) HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n")
                 #expect(answer.text.hasPrefix("HTTP/1.1 200"), "\(name): \(answer.text.prefix(40))")
                 let closed = answer.closed
                 #expect(closed, "\(name): the connection is closed after the answer")
@@ -37,7 +28,7 @@ import Glibc
     @Test func anHTTP10RequestWithKeepAliveKeepsTheConnection() async throws {
         try await ServerHarness.withCachedThumbnail { server, path in
             let request = "GET \(path) HTTP/1.0\r\nHost: 127.0.0.1\r\nConnection: keep-alive\r\n\r\n"
-            let answer = try await Self.exchange(server.port, request + request) {
+            let answer = try await RawConnection.exchange(server.port, request + request) {
                 $0.components(separatedBy: "X-Thumbcache: memory").count == 3
             }
             #expect(answer.text.components(separatedBy: "HTTP/1.1 200").count == 3, "both answered on one connection")

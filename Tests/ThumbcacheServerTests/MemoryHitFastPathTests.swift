@@ -67,49 +67,17 @@ import Glibc
     /// it is idle (Hummingbird's own idle timer, which does not see these answers, closed it mid-use).
     @Test func aConnectionBusyWithMemoryHitsIsNotClosedAsIdle() async throws {
         try await ServerHarness.withCachedThumbnail(configure: { $0.idleTimeout = .seconds(1) }) { server, path in
-            let socket = try Self.connect(port: server.port)
+            let socket = try RawConnection.connect(port: server.port)
             defer { close(socket) }
             let request = "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
             for index in 0..<12 {  // one every 250 ms: 3 s in all, three times the idle timeout
-                #expect(send(socket, request, request.utf8.count, Int32(MSG_NOSIGNAL)) == request.utf8.count, "request \(index)")
-                let answer = try await Self.read(socket, seconds: 10) { $0.contains("X-Thumbcache: memory") }
+                #expect(RawConnection.send(socket, request), "request \(index)")
+                let answer = try await RawConnection.read(socket, seconds: 10) { $0.contains("X-Thumbcache: memory") }
                 #expect(answer.text.hasPrefix("HTTP/1.1 200") && !answer.closed, "answer \(index) on the same connection")
                 try await Task.sleep(for: .milliseconds(250))
             }
-            let idle = try await Self.read(socket, seconds: 10) { _ in false }
+            let idle = try await RawConnection.read(socket, seconds: 10) { _ in false }
             #expect(idle.closed, "closed once idle")
         }
-    }
-
-    static func connect(port: Int) throws -> Int32 {
-        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        try #require(socket >= 0 && connected == 0)
-        return socket
-    }
-
-    /// Reads until `done` says so, the peer closes, or `seconds` pass. Polls without blocking and sleeps
-    /// between: a blocked thread of the cooperative pool is one the in-process server cannot use.
-    static func read(_ socket: Int32, seconds: Int, until done: (String) -> Bool) async throws -> (text: String, closed: Bool) {
-        var received = Data()
-        var buffer = [UInt8](repeating: 0, count: 65536)
-        for _ in 0..<(seconds * 50) {
-            var poller = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
-            if poll(&poller, 1, 0) > 0 {
-                let n = recv(socket, &buffer, buffer.count, 0)
-                if n <= 0 { return (String(decoding: received, as: UTF8.self), true) }
-                received.append(contentsOf: buffer[0..<n])
-                if done(String(decoding: received, as: UTF8.self)) { break }
-            } else {
-                try await Task.sleep(for: .milliseconds(20))
-            }
-        }
-        return (String(decoding: received, as: UTF8.self), false)
     }
 }
