@@ -32,6 +32,9 @@ final class MemoryHitFastPath: ChannelDuplexHandler, RemovableChannelHandler {
     private var discarding = false
     /// Requests passed to Hummingbird whose answers have not ended yet.
     private(set) var routedInFlight = 0
+    /// Request heads that reached this handler: `MemoryHitWirePath` learns from it whether the decoder made a
+    /// request of a head it passed on.
+    private(set) var headsSeen = 0
 
     init(routes: ThumbcacheRoutes, serverName: String) {
         self.routes = routes
@@ -45,11 +48,13 @@ final class MemoryHitFastPath: ChannelDuplexHandler, RemovableChannelHandler {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
         case .head(let request):
+            headsSeen &+= 1
             let started = ContinuousClock.now
             let rawPath = request.path ?? ""
             // By bytes: searching the Characters was 2 % of a hit's cost.
             let path = rawPath.utf8.firstIndex(of: UInt8(ascii: "?")).map { String(rawPath[..<$0]) } ?? rawPath
-            guard routedInFlight == 0,
+            // Not while the connection cannot take more (see `MemoryHitWirePath.answer`).
+            guard routedInFlight == 0, context.channel.isWritable,
                   let answer = routes.memoryHitAnswer(method: request.method, path: path, headers: request.headerFields) else {
                 routedInFlight += 1
                 context.fireChannelRead(data)

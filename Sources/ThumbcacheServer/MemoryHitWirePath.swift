@@ -3,17 +3,19 @@ import NIOCore
 import NIOHTTP1
 
 /// Answers memory hits straight from the request's bytes, in front of NIO's HTTP/1 decoder and encoder.
-/// Measured why: with `MemoryHitFastPath` alone, a memory hit cost the server about 2.3x nginx's CPU for the same
-/// static bytes, and most of that was the HTTP/1 codec and the conversions between NIO's HTTP parts and
+/// Measured why: with `MemoryHitFastPath` alone, a memory hit cost the server 2 to 2.5 times nginx's CPU for the
+/// same static bytes, and most of that was the HTTP/1 codec and the conversions between NIO's HTTP parts and
 /// HTTP types; our own work was about a quarter of it.
 ///
 /// It answers only what it can read completely: a `GET` or `HEAD` in origin form, HTTP/1.1, header lines of
 /// plain visible ASCII, no body. Anything else goes on to the decoder untouched, so NIO and Hummingbird
 /// keep judging what is malformed. The decoder always sees whole requests: while the connection is being
-/// framed here, bytes wait until their head is complete, and a request with a body (`Content-Length`,
-/// `Transfer-Encoding`), an `Upgrade`, or a head this parser cannot read hands the connection's rest to the
-/// decoder for good. Answers keep their order: a request is answered here only when no request passed on
-/// to Hummingbird is still waiting for its answer (`MemoryHitFastPath.routedInFlight`).
+/// framed here, bytes wait until their head is complete (searched once: a head sent a byte at a time costs
+/// linear work), and another method, a body (`Content-Length` other than 0, `Transfer-Encoding`), an
+/// `Upgrade`, a head this parser cannot read, or one the decoder rejects hands the connection's rest to the
+/// decoder for good. Answers keep their order: a request is answered here only when no request passed on to
+/// Hummingbird is still waiting for its answer (`MemoryHitFastPath.routedInFlight`), and only while the
+/// connection is writable, so a client that does not read meets Hummingbird's backpressure.
 ///
 /// `MemoryHitFastPath` installs it, in front of the `HTTPResponseEncoder`, and it is the source of truth for
 /// the answer (`ThumbcacheRoutes.memoryHitAnswer`), so the headers, 304s and the access log are the same.
@@ -36,6 +38,8 @@ final class MemoryHitWirePath: ChannelInboundHandler, RemovableChannelHandler {
     private var pending: ByteBuffer?
     /// Once a request this parser cannot frame has gone to the decoder, every later byte goes there too.
     private var passingThrough = false
+    /// How many leading bytes of `pending` have been searched (no blank line, no bare LF in them).
+    private var scanned = 0
     private var answered = false
 
     init(routes: ThumbcacheRoutes, serverName: String, fastPath: MemoryHitFastPath) {
@@ -51,15 +55,16 @@ final class MemoryHitWirePath: ChannelInboundHandler, RemovableChannelHandler {
             return
         }
         if var buffer = pending {
+            pending = nil  // before the append: the buffer's storage stays unique, so it grows in place
             buffer.writeBuffer(&incoming)
             incoming = buffer
         }
-        pending = nil
-        while !passingThrough, let headLength = Self.headLength(incoming) {
+        while !passingThrough, let headLength = Self.headLength(incoming, from: scanned) {
+            scanned = 0
             let head = incoming.readSlice(length: headLength)!
             switch WireRequest.parse(head) {
             case .request(let request):
-                if !answer(request, context: context) { context.fireChannelRead(wrapInboundOut(head)) }
+                if !answer(request, context: context) { forward(head, context: context) }
             case .unframed:
                 passingThrough = true
                 context.fireChannelRead(wrapInboundOut(head))
@@ -67,12 +72,33 @@ final class MemoryHitWirePath: ChannelInboundHandler, RemovableChannelHandler {
         }
         guard incoming.readableBytes > 0 else { return }
         // A head that will not end in CRLF CRLF here (bare LFs, which the decoder may take) or is too long.
-        if passingThrough || incoming.readableBytes > Self.maximumHeadBytes || Self.hasBareLineFeed(incoming) {
+        if passingThrough || incoming.readableBytes > Self.maximumHeadBytes || Self.hasBareLineFeed(incoming, from: scanned) {
             passingThrough = true
             context.fireChannelRead(wrapInboundOut(incoming))
         } else {
+            // Only the new bytes are searched next time: a head sent a byte at a time costs linear work.
+            scanned = incoming.readableBytes
             pending = incoming
         }
+    }
+
+    /// Passes a whole head the parser framed to the decoder. When the decoder does not make a request of it
+    /// (a head llhttp rejects: `MemoryHitFastPath` sees no `.head`), its error answer is still to come, so every
+    /// later byte goes to the decoder too, and nothing is answered here ahead of it.
+    private func forward(_ head: ByteBuffer, context: ChannelHandlerContext) {
+        let seen = fastPath.headsSeen
+        context.fireChannelRead(wrapInboundOut(head))
+        if fastPath.headsSeen == seen { passingThrough = true }
+    }
+
+    /// A client that half-closes with a head still arriving gets the decoder's answer to it.
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if let event = event as? ChannelEvent, event == .inputClosed, let pending {
+            self.pending = nil
+            passingThrough = true
+            context.fireChannelRead(wrapInboundOut(pending))
+        }
+        context.fireUserInboundEventTriggered(event)
     }
 
     /// Bytes of a head still arriving go to the decoder with the handler's removal.
@@ -94,7 +120,9 @@ final class MemoryHitWirePath: ChannelInboundHandler, RemovableChannelHandler {
 
     /// Writes the answer when the request is a memory hit this connection may answer now; false otherwise.
     private func answer(_ request: WireRequest, context: ChannelHandlerContext) -> Bool {
-        guard request.isAnswerable, fastPath.routedInFlight == 0 else { return false }
+        // Not while the connection cannot take more: the router's writer waits for it, and a client that sends
+        // hits without reading would otherwise queue answers here without bound.
+        guard request.isAnswerable, fastPath.routedInFlight == 0, context.channel.isWritable else { return false }
         let started = ContinuousClock.now
         let method: HTTPRequest.Method = request.isHead ? .head : .get
         guard let answer = routes.memoryHitAnswer(method: method, path: request.path, headers: request.fields) else { return false }
@@ -127,10 +155,11 @@ final class MemoryHitWirePath: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     /// The length of the head at the start of `buffer` (through its blank line), or nil while it is incomplete.
-    static func headLength(_ buffer: ByteBuffer) -> Int? {
+    /// `from`: how many leading bytes are known not to hold the blank line's end.
+    static func headLength(_ buffer: ByteBuffer, from searched: Int = 0) -> Int? {
         buffer.withUnsafeReadableBytes { bytes -> Int? in
             guard bytes.count >= 4 else { return nil }
-            var index = 3
+            var index = max(3, searched)
             while index < bytes.count {
                 // Steps by where the blank line could still end: after a byte that is neither CR nor LF, at
                 // least four bytes on; after a CR, one; after an LF that does not end it, two.
@@ -148,13 +177,13 @@ final class MemoryHitWirePath: ChannelInboundHandler, RemovableChannelHandler {
         }
     }
 
-    /// Whether an LF in `buffer` is not preceded by a CR.
-    static func hasBareLineFeed(_ buffer: ByteBuffer) -> Bool {
+    /// Whether an LF in `buffer`, at `from` or later, is not preceded by a CR.
+    static func hasBareLineFeed(_ buffer: ByteBuffer, from searched: Int = 0) -> Bool {
         buffer.withUnsafeReadableBytes { bytes in
-            var previous: UInt8 = 0
-            for byte in bytes {
-                if byte == 10, previous != 13 { return true }
-                previous = byte
+            var index = searched
+            while index < bytes.count {
+                if bytes[index] == 10, index == 0 || bytes[index - 1] != 13 { return true }
+                index += 1
             }
             return false
         }
@@ -218,8 +247,9 @@ struct WireRequest {
         }
     }
 
-    /// `METHOD SP target SP HTTP/1.x`. False when it is not of that shape; a method other than GET or HEAD, or
-    /// HTTP/1.0, parses but is not answerable.
+    /// `GET|HEAD SP target SP HTTP/1.x`. False when it is not of that shape or has another method (which the
+    /// decoder may frame differently: `CONNECT` stops its parsing); HTTP/1.0 or an absolute-form target parses
+    /// but is not answerable.
     private mutating func readRequestLine(_ line: UnsafeRawBufferPointer) -> Bool {
         guard let firstSpace = line.firstIndex(of: 32),
               let secondSpace = line[(firstSpace + 1)...].firstIndex(of: 32),
@@ -227,14 +257,13 @@ struct WireRequest {
         let method = line[..<firstSpace]
         let target = line[(firstSpace + 1)..<secondSpace]
         let version = line[(secondSpace + 1)...]
-        guard !method.isEmpty, method.allSatisfy(Self.isTokenByte), !target.isEmpty,
+        isHead = method.elementsEqual("HEAD".utf8)
+        guard isHead || method.elementsEqual("GET".utf8), !target.isEmpty,
               target.allSatisfy({ $0 > 32 && $0 < 127 }), version.starts(with: "HTTP/1.".utf8),
               let minor = version.last, minor == UInt8(ascii: "0") || minor == UInt8(ascii: "1") else { return false }
-        isHead = method.elementsEqual("HEAD".utf8)
-        let isGet = method.elementsEqual("GET".utf8)
         let query = target.firstIndex(of: UInt8(ascii: "?")) ?? target.endIndex
         path = String(decoding: target[..<query], as: UTF8.self)
-        isAnswerable = (isGet || isHead) && minor == UInt8(ascii: "1") && target.first == UInt8(ascii: "/")
+        isAnswerable = minor == UInt8(ascii: "1") && target.first == UInt8(ascii: "/")
         return true
     }
 

@@ -28,16 +28,19 @@ import Glibc
 
     /// Parsed and framed (no body), but for the decoder and Hummingbird to answer.
     @Test func bodilessRequestsItDoesNotAnswerStayFramed() throws {
-        for text in ["POST /admin/purge/eA HTTP/1.1\r\nAuthorization: Bearer t\r\n\r\n", "GET / HTTP/1.0\r\n\r\n",
-                     "GET http://example.test/ HTTP/1.1\r\n\r\n", "get / HTTP/1.1\r\n\r\n"] {
+        for text in ["GET / HTTP/1.0\r\n\r\n", "HEAD / HTTP/1.0\r\nConnection: keep-alive\r\n\r\n",
+                     "GET http://example.test/ HTTP/1.1\r\n\r\n"] {
             let request = try #require(Self.request(text), "\(text)")
             #expect(!request.isAnswerable, "\(text)")
         }
     }
 
-    /// A body, an upgrade, or a line outside the plain grammar: the rest of the connection is the decoder's.
+    /// Another method, a body, an upgrade, or a line outside the plain grammar: the rest of the connection is
+    /// the decoder's (llhttp rejects a lower-case method, and stops parsing after `CONNECT`).
     @Test func headsItCannotFrameAreUnframed() {
         let heads = [
+            "POST /admin/purge/eA HTTP/1.1\r\nAuthorization: Bearer t\r\n\r\n", "get / HTTP/1.1\r\n\r\n",
+            "CONNECT 127.0.0.1:80 HTTP/1.1\r\n\r\n", "OPTIONS * HTTP/1.1\r\n\r\n", "FOO / HTTP/1.1\r\n\r\n",
             "POST / HTTP/1.1\r\nContent-Length: 5\r\n\r\n", "GET / HTTP/1.1\r\ncontent-length: 1\r\n\r\n",
             "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n", "GET / HTTP/1.1\r\nUpgrade: websocket\r\n\r\n",
             "GET / HTTP/1.1\r\nA: b\r\n c\r\n\r\n", "GET / HTTP/1.1\r\nBad Name: x\r\n\r\n", "GET / HTTP/1.1\r\nA: \u{e9}\r\n\r\n",
@@ -141,6 +144,66 @@ import Glibc
             }
             #expect(received.text.hasPrefix("HTTP/1.1 "), "an answer, whichever: \(received.text.prefix(200))")
             #expect(server.routes.wirePathAnswers.load(ordering: .relaxed) == before)
+        }
+    }
+
+    /// A head the parser frames but NIO's decoder rejects (a repeated `Content-Length`), then a hit in the same
+    /// write: the decoder's 400 comes first and the hit is not answered from the bytes behind it.
+    @Test func aHeadTheDecoderRejectsIsAnsweredFirst() async throws {
+        try await ServerHarness.withCachedThumbnail { server, path in
+            let before = server.routes.wirePathAnswers.load(ordering: .relaxed)
+            let requests = "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\nContent-Length: 0\r\n\r\n"
+                + "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+            let received = try await RawConnection.exchange(server.port, requests)
+            let statuses = received.text.components(separatedBy: "\r\n").filter { $0.hasPrefix("HTTP/1.1 ") }
+            #expect(statuses.first?.hasPrefix("HTTP/1.1 400") == true, "\(received.text.prefix(300))")
+            #expect(server.routes.wirePathAnswers.load(ordering: .relaxed) == before)
+        }
+    }
+
+    /// After `CONNECT` NIO's decoder stops parsing; a hit sent behind it must not be answered from the bytes
+    /// (the client would take it for the answer to a request the decoder still holds).
+    @Test func nothingIsAnsweredHereAfterConnect() async throws {
+        try await ServerHarness.withCachedThumbnail { server, path in
+            let before = server.routes.wirePathAnswers.load(ordering: .relaxed)
+            let requests = "CONNECT 127.0.0.1:80 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n" + "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+            let received = try await RawConnection.exchange(server.port, requests) { $0.contains("X-Thumbcache") }
+            #expect(!received.text.contains("X-Thumbcache"), "\(received.text.prefix(300))")
+            #expect(server.routes.wirePathAnswers.load(ordering: .relaxed) == before)
+        }
+    }
+
+    /// A client that sends hits and never reads meets backpressure: once its connection cannot take more, hits
+    /// go to Hummingbird (which waits to write), the server stops reading, and the client's sends block. Answers
+    /// queued here without that check would grow with every request the client managed to send.
+    @Test func aClientThatDoesNotReadIsNotAnsweredWithoutBound() async throws {
+        try await ServerHarness.withCachedThumbnail { server, path in
+            let before = server.routes.wirePathAnswers.load(ordering: .relaxed)
+            let socket = try RawConnection.connect(port: server.port, receiveBuffer: 4096)
+            defer { close(socket) }
+            #expect(fcntl(socket, F_SETFL, fcntl(socket, F_GETFL) | O_NONBLOCK) == 0)
+            let batch = Array(String(repeating: "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", count: 100).utf8)
+            let limit = 100_000  // requests: ~1 KB answers each, all queued in memory if nothing pushed back
+            var sentBytes = 0, blocked = false
+            while sentBytes < batch.count * (limit / 100) {
+                let offset = sentBytes % batch.count
+                let n = batch[offset...].withUnsafeBytes { Glibc.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                if n > 0 {
+                    sentBytes += n
+                    continue
+                }
+                #expect(errno == EAGAIN, "send failed: \(errno)")
+                var poller = pollfd(fd: socket, events: Int16(POLLOUT), revents: 0)
+                if poll(&poller, 1, 2000) == 0 {  // 2 s without room: the server stopped reading
+                    blocked = true
+                    break
+                }
+            }
+            let requests = sentBytes / (batch.count / 100)
+            let answered = server.routes.wirePathAnswers.load(ordering: .relaxed) - before
+            #expect(blocked, "the server read all \(requests) requests")
+            #expect(answered < 20_000, "\(answered) of \(requests) requests answered into an unread connection")
+            #expect(try await server.request(path).status == 200, "other connections are still served")
         }
     }
 

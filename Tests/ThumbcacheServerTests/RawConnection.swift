@@ -9,8 +9,12 @@ import Glibc
 /// would not send (pipelined requests, heads in pieces, HTTP/1.0, malformed lines) or would hide (the exact
 /// answer bytes, the connection closing).
 enum RawConnection {
-    static func connect(port: Int) throws -> Int32 {
+    /// `receiveBuffer`: a socket receive buffer this small (bytes), set before connecting.
+    static func connect(port: Int, receiveBuffer: Int32? = nil) throws -> Int32 {
         let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        if var size = receiveBuffer {
+            try #require(setsockopt(socket, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size)) == 0)
+        }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)
