@@ -112,7 +112,9 @@ import ThumbcacheKit
     @Test func aTimedOutRequestsQueuedRenderNeverRuns() async throws {
         let origin = try await TestOrigin()
         origin.image("/queued.jpg", Fixtures.jpeg)
-        let server = try await ServerHarness { $0.timeout = .seconds(1); $0.workers = 1; $0.queue = 4 }
+        // 3 s: the queued request times out whatever the deadline (the worker is held); the second request must
+        // download and render within it, which took over 1 s under ThreadSanitizer on a busy machine.
+        let server = try await ServerHarness { $0.timeout = .seconds(3); $0.workers = 1; $0.queue = 4 }
         let limiter = server.routes.limiter
         let release = DispatchSemaphore(value: 0)
         let held = Task { try await limiter.run { release.wait(); return 0 } }
