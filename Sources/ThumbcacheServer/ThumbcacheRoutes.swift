@@ -115,7 +115,8 @@ public final class ThumbcacheRoutes: Sendable {
         }
     }
 
-    /// The channel handler that answers memory hits on the event loop (`MemoryHitFastPath`): an app that mounts
+    /// The channel handler that answers memory hits on the event loop (`MemoryHitFastPath`, which puts a
+    /// `MemoryHitWirePath` in front of the HTTP/1 codec for the common requests): an app that mounts
     /// these routes adds one per connection through its HTTP server's `additionalChannelHandlers` and sets that
     /// server's `idleTimeout` to nil: Hummingbird's idle timer does not see these answers and would close busy
     /// connections. Without the handler every request takes the router, with the same answers.
