@@ -199,8 +199,7 @@ import Glibc
                     continue
                 }
                 #expect(errno == EAGAIN, "send failed: \(errno)")
-                var poller = pollfd(fd: socket, events: Int16(POLLOUT), revents: 0)
-                if poll(&poller, 1, 2000) == 0 {  // 2 s without room: the server stopped reading
+                if try await !RawConnection.waitUntilWritable(socket, seconds: 2) {  // 2 s without room: the server stopped reading
                     blocked = true
                     break
                 }

@@ -45,6 +45,16 @@ enum RawConnection {
         return (String(decoding: received, as: UTF8.self), false)
     }
 
+    /// Whether the socket has room to send within `seconds`. Polls without blocking, as `read` does.
+    static func waitUntilWritable(_ socket: Int32, seconds: Int) async throws -> Bool {
+        for _ in 0..<(seconds * 50) {
+            var poller = pollfd(fd: socket, events: Int16(POLLOUT), revents: 0)
+            if poll(&poller, 1, 0) > 0 { return true }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        return false
+    }
+
     /// Sends all of `text`; false when the connection would not take it.
     static func send(_ socket: Int32, _ text: String) -> Bool {
         Glibc.send(socket, text, text.utf8.count, Int32(MSG_NOSIGNAL)) == text.utf8.count
