@@ -21,6 +21,13 @@ struct AccessLog: Sendable {
         }
     }
 
+    /// A memory hit answered on the event loop (`MemoryHitFastPath`, `MemoryHitWirePath`), `started` when its
+    /// request was read.
+    func record(_ answer: ThumbnailAnswer, method: String, path: String, started: ContinuousClock.Instant) {
+        record(method: method, path: path, status: answer.status.code, bytes: String(answer.contentLength),
+               served: answer.served, duration: started.duration(to: .now))
+    }
+
     /// A thumbnail path with its signature replaced by `-` (a signature in a log is a URL anyone can replay).
     static func loggedPath(_ path: String) -> (text: String, isThumbnail: Bool) {
         let bytes = path.utf8

@@ -35,6 +35,9 @@ final class MemoryHitFastPath: ChannelDuplexHandler, RemovableChannelHandler {
     /// Request heads that reached this handler: `MemoryHitWirePath` learns from it whether the decoder made a
     /// request of a head it passed on.
     private(set) var headsSeen = 0
+    /// Set by `MemoryHitWirePath` while it passes on a head it already tried to answer (a miss, or a connection
+    /// that must wait): asking `memoryHitAnswer` again here would only repeat the lookups.
+    var routesNextHead = false
 
     init(routes: ThumbcacheRoutes, serverName: String) {
         self.routes = routes
@@ -49,6 +52,11 @@ final class MemoryHitFastPath: ChannelDuplexHandler, RemovableChannelHandler {
         switch unwrapInboundIn(data) {
         case .head(let request):
             headsSeen &+= 1
+            if routesNextHead {  // the wire path asked the same question of this request and got no answer
+                routedInFlight += 1
+                context.fireChannelRead(data)
+                return
+            }
             let started = ContinuousClock.now
             let rawPath = request.path ?? ""
             // By bytes: searching the Characters was 2 % of a hit's cost.
@@ -67,8 +75,7 @@ final class MemoryHitFastPath: ChannelDuplexHandler, RemovableChannelHandler {
             context.write(wrapOutboundOut(.head(HTTPResponse(status: answer.status, headerFields: headers))), promise: nil)
             if let body = answer.body { context.write(wrapOutboundOut(.body(body)), promise: nil) }
             context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
-            routes.accessLog.record(method: request.method.rawValue, path: path, status: answer.status.code,
-                                    bytes: String(answer.contentLength), served: answer.served, duration: started.duration(to: .now))
+            routes.accessLog.record(answer, method: request.method.rawValue, path: path, started: started)
         case .body:
             if !discarding { context.fireChannelRead(data) }
         case .end:

@@ -32,8 +32,9 @@ final class MemoryHitWirePath: ChannelInboundHandler, RemovableChannelHandler {
     private let routes: ThumbcacheRoutes
     private let serverName: String
     private let fastPath: MemoryHitFastPath
-    /// The idle and head-arrival timer, told about the answers sent here (it sees only HTTP parts).
-    private var deadline: RequestHeadDeadline??
+    /// The idle and head-arrival timer, told about the answers sent here (it sees only HTTP parts); nil in an
+    /// app's pipeline without one.
+    private let deadline: RequestHeadDeadline?
     /// Bytes of a head still arriving.
     private var pending: ByteBuffer?
     /// Once a request this parser cannot frame has gone to the decoder, every later byte goes there too.
@@ -42,10 +43,11 @@ final class MemoryHitWirePath: ChannelInboundHandler, RemovableChannelHandler {
     private var scanned = 0
     private var answered = false
 
-    init(routes: ThumbcacheRoutes, serverName: String, fastPath: MemoryHitFastPath) {
+    init(routes: ThumbcacheRoutes, serverName: String, fastPath: MemoryHitFastPath, deadline: RequestHeadDeadline?) {
         self.routes = routes
         self.serverName = serverName
         self.fastPath = fastPath
+        self.deadline = deadline
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -64,7 +66,7 @@ final class MemoryHitWirePath: ChannelInboundHandler, RemovableChannelHandler {
             let head = incoming.readSlice(length: headLength)!
             switch WireRequest.parse(head) {
             case .request(let request):
-                if !answer(request, context: context) { forward(head, context: context) }
+                if !answer(request, context: context) { forward(head, alreadyAsked: request.isAnswerable, context: context) }
             case .unframed:
                 passingThrough = true
                 context.fireChannelRead(wrapInboundOut(head))
@@ -82,12 +84,15 @@ final class MemoryHitWirePath: ChannelInboundHandler, RemovableChannelHandler {
         }
     }
 
-    /// Passes a whole head the parser framed to the decoder. When the decoder does not make a request of it
-    /// (a head llhttp rejects: `MemoryHitFastPath` sees no `.head`), its error answer is still to come, so every
-    /// later byte goes to the decoder too, and nothing is answered here ahead of it.
-    private func forward(_ head: ByteBuffer, context: ChannelHandlerContext) {
+    /// Passes a whole head the parser framed to the decoder (which hands it on at once). `alreadyAsked`: this
+    /// path tried to answer it, so `MemoryHitFastPath` routes it without asking again. When the decoder does not
+    /// make a request of it (a head llhttp rejects: `MemoryHitFastPath` sees no `.head`), its error answer is
+    /// still to come, so every later byte goes to the decoder too, and nothing is answered here ahead of it.
+    private func forward(_ head: ByteBuffer, alreadyAsked: Bool, context: ChannelHandlerContext) {
         let seen = fastPath.headsSeen
+        fastPath.routesNextHead = alreadyAsked
         context.fireChannelRead(wrapInboundOut(head))
+        fastPath.routesNextHead = false
         if fastPath.headsSeen == seen { passingThrough = true }
     }
 
@@ -146,11 +151,9 @@ final class MemoryHitWirePath: ChannelInboundHandler, RemovableChannelHandler {
         context.write(wrapOutboundOut(head), promise: nil)
         if let body = answer.body { context.write(wrapOutboundOut(body), promise: nil) }
         answered = true
-        if deadline == nil { deadline = .some(try? context.pipeline.syncOperations.handler(type: RequestHeadDeadline.self)) }
-        deadline??.restart()
+        deadline?.restart()
         routes.wirePathAnswers.add(1, ordering: .relaxed)
-        routes.accessLog.record(method: method.rawValue, path: request.path, status: answer.status.code,
-                                bytes: String(answer.contentLength), served: answer.served, duration: started.duration(to: .now))
+        routes.accessLog.record(answer, method: method.rawValue, path: request.path, started: started)
         return true
     }
 
@@ -190,11 +193,15 @@ final class MemoryHitWirePath: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     /// Puts a wire path in front of the connection's `HTTPResponseEncoder` (so its answers skip the encoder, and
-    /// under TLS it still reads decrypted bytes). Without that encoder (not HTTP/1) it adds nothing.
+    /// under TLS it still reads decrypted bytes). Without that encoder (not HTTP/1) it adds nothing. Called from
+    /// `MemoryHitFastPath.handlerAdded`: `ThumbcacheService` lists `RequestHeadDeadline` before it, so the
+    /// deadline is already in the pipeline.
     static func install(in pipeline: ChannelPipeline.SynchronousOperations, routes: ThumbcacheRoutes, serverName: String,
                         fastPath: MemoryHitFastPath) {
         guard let encoder = try? pipeline.handler(type: HTTPResponseEncoder.self) else { return }
-        try? pipeline.addHandler(MemoryHitWirePath(routes: routes, serverName: serverName, fastPath: fastPath), position: .before(encoder))
+        let wirePath = MemoryHitWirePath(routes: routes, serverName: serverName, fastPath: fastPath,
+                                         deadline: try? pipeline.handler(type: RequestHeadDeadline.self))
+        try? pipeline.addHandler(wirePath, position: .before(encoder))
     }
 }
 

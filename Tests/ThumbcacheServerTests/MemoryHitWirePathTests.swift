@@ -56,8 +56,9 @@ import Glibc
         }
     }
 
-    /// The blank line is found wherever it is, and only there: checked against a plain search on every
-    /// string of up to 8 bytes over CR, LF and one other byte.
+    /// The blank line is found wherever it is, and only there, as are bare LFs: checked against a plain search
+    /// on every string of up to 8 bytes over CR, LF and one other byte, searched whole and, as a head arriving in
+    /// pieces is, from every point its earlier bytes were already searched to.
     @Test func findsTheEndOfAHeadExactly() {
         let alphabet: [UInt8] = [13, 10, UInt8(ascii: "a")]
         var strings: [[UInt8]] = [[]], layer: [[UInt8]] = [[]]
@@ -68,7 +69,18 @@ import Glibc
         var checked = 0
         for bytes in strings {
             let expected = (0..<max(0, bytes.count - 3)).first { Array(bytes[$0..<($0 + 4)]) == [13, 10, 13, 10] }.map { $0 + 4 }
-            #expect(MemoryHitWirePath.headLength(ByteBuffer(bytes: bytes)) == expected, "\(bytes)")
+            let bareLineFeeds = bytes.indices.filter { bytes[$0] == 10 && ($0 == 0 || bytes[$0 - 1] != 13) }
+            let buffer = ByteBuffer(bytes: bytes)
+            #expect(MemoryHitWirePath.headLength(buffer) == expected, "\(bytes)")
+            #expect(MemoryHitWirePath.hasBareLineFeed(buffer) == !bareLineFeeds.isEmpty, "\(bytes)")
+            for searched in 0...bytes.count {
+                if expected.map({ $0 <= searched }) != true {  // no blank line ends in the bytes searched before
+                    #expect(MemoryHitWirePath.headLength(buffer, from: searched) == expected, "\(bytes) from \(searched)")
+                }
+                if bareLineFeeds.allSatisfy({ $0 >= searched }) {
+                    #expect(MemoryHitWirePath.hasBareLineFeed(buffer, from: searched) == !bareLineFeeds.isEmpty, "\(bytes) from \(searched)")
+                }
+            }
             checked += 1
         }
         #expect(checked == (0...8).reduce(0) { $0 + Int(pow(3.0, Double($1))) })
