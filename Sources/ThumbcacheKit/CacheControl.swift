@@ -1,6 +1,8 @@
-/// The `Cache-Control` directives a private cache acts on (RFC 9111 §5.2).
+/// The `Cache-Control` directives a cache acts on (RFC 9111 §5.2).
 public struct CacheControl: Sendable, Equatable {
     public var maxAge: Int?
+    /// `s-maxage`: the lifetime in a shared cache, in place of `max-age` (§5.2.2.10).
+    public var sharedMaxAge: Int?
     public var noStore = false
     public var noCache = false
     public var mustRevalidate = false
@@ -32,6 +34,7 @@ public struct CacheControl: Sendable, Equatable {
                     // A malformed max-age makes the response stale (RFC 9111 §4.2.1), not fresh forever; a huge
                     // one counts as 2^31 s (§1.2.2).
                     maxAge = argument.flatMap(HTTPInteger.deltaSeconds) ?? 0
+                case "s-maxage": sharedMaxAge = argument.flatMap(HTTPInteger.deltaSeconds) ?? 0
                 case "no-store": noStore = true
                 // `no-cache="field"` only restricts fields; we treat it like plain no-cache, the safe reading.
                 case "no-cache": noCache = true

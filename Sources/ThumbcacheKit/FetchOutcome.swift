@@ -1,9 +1,10 @@
 import Foundation
 
-/// What asking the origin produced: a new body, or "not modified" with refreshed headers.
+/// What asking the origin produced: a new body, or "not modified" with refreshed headers. `setsCookie`: the
+/// answer had `Set-Cookie` (never kept itself, but a shared cache does not store such an answer).
 enum FetchOutcome: Sendable {
-    case body(FetchedOriginal, headers: [String: String], requestTime: Date, responseTime: Date)
-    case notModified(headers: [String: String], requestTime: Date, responseTime: Date)
+    case body(FetchedOriginal, headers: [String: String], requestTime: Date, responseTime: Date, setsCookie: Bool = false)
+    case notModified(headers: [String: String], requestTime: Date, responseTime: Date, setsCookie: Bool = false)
 }
 
 /// Picks the caching headers out of a response (names lower-cased), as stored in `CacheMetadata`.

@@ -1,7 +1,8 @@
 import Foundation
 
-/// RFC 9111 freshness for a private cache, as OkHttp's CacheStrategy computes it: how old a stored response
-/// is, how long it stays fresh, and whether it may be served without asking the origin.
+/// RFC 9111 freshness, as OkHttp's CacheStrategy computes it for a private cache: how old a stored response
+/// is, how long it stays fresh, and whether it may be served without asking the origin. A shared cache (`shared`)
+/// takes `s-maxage` before `max-age` (§4.2.1).
 public struct Freshness: Sendable, Equatable {
     public let age: TimeInterval
     public let lifetime: TimeInterval
@@ -9,7 +10,7 @@ public struct Freshness: Sendable, Equatable {
     /// How the lifetime was obtained: "max-age", "expires", "heuristic" or "none".
     public let source: String
 
-    public init(metadata: CacheMetadata, now: Date) {
+    public init(metadata: CacheMetadata, now: Date, shared: Bool = false) {
         let headers = metadata.headers
         cacheControl = CacheControl(parsing: headers["cache-control"].map { [$0] } ?? [])
         // Stored times are input too (a damaged or old metadata file): clamped, they keep every result finite.
@@ -27,7 +28,10 @@ public struct Freshness: Sendable, Equatable {
         age = correctedInitialAge + max(0, now - responseTime)
 
         // Lifetime (RFC 9111 §4.2.1).
-        if let maxAge = cacheControl.maxAge {
+        if shared, let sharedMaxAge = cacheControl.sharedMaxAge {
+            lifetime = TimeInterval(sharedMaxAge)
+            source = "s-maxage"
+        } else if let maxAge = cacheControl.maxAge {
             lifetime = TimeInterval(maxAge)
             source = "max-age"
         } else if let expiresText = headers["expires"] {

@@ -18,6 +18,7 @@ final class HTTPFetcher: Sendable {
         var readTimeout: TimeAmount
         var totalTimeout: TimeAmount
         var maxRedirects: Int
+        var connectionsPerHost = 16
     }
 
     private let clients: HTTPClientPool
@@ -47,6 +48,7 @@ final class HTTPFetcher: Sendable {
         // AHC retries a refused connection with backoff until the connect timeout: 10 s of silence before
         // "connection refused". Fail at once instead, with the real reason.
         configuration.connectionPool.retryConnectionEstablishment = false
+        configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = max(1, limits.connectionsPerHost)
         clients = HTTPClientPool(configuration: configuration)
     }
 
@@ -213,8 +215,9 @@ final class HTTPFetcher: Sendable {
             return .redirect(to: target)
         }
         let headers = cachingHeaders(response.headers.map { ($0.name, $0.value) })
+        let setsCookie = response.headers.contains(name: "set-cookie")
         if response.status == .notModified, !conditional.isEmpty {
-            return .done(.notModified(headers: headers, requestTime: requestTime, responseTime: responseTime))
+            return .done(.notModified(headers: headers, requestTime: requestTime, responseTime: responseTime, setsCookie: setsCookie))
         }
         // thumbcache never sends Range, so a 206 is a fragment the origin chose to send: not the image.
         if response.status == .partialContent { throw PipelineError.partialContent(url: url) }
@@ -242,7 +245,8 @@ final class HTTPFetcher: Sendable {
             }
         }
         guard ImageFormat.sniff(download.head) != nil else { throw notAnImage }
-        return .done(.body(try download.finish(), headers: headers, requestTime: requestTime, responseTime: responseTime))
+        return .done(.body(try download.finish(), headers: headers, requestTime: requestTime, responseTime: responseTime,
+                           setsCookie: setsCookie))
     }
 
     /// Reads a body nobody needs (a redirect's), so its connection can serve the next request; a longer one is

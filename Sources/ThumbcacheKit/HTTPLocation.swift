@@ -1,9 +1,11 @@
 import Foundation
 
 /// An http(s) URL as thumbcache fetches it, checked and normalised once: scheme and host lower-cased, the
-/// default port and the fragment dropped, the port within 1–65535, and any `user:password` taken out (they are
-/// sent as Basic auth to this origin only, and never stored, printed or hashed into a key).
-/// Sources and every redirect target go through here, so each hop is checked the same way.
+/// default port and the fragment dropped, the port within 1–65535, the path normalised (RFC 3986 §6.2.2: escapes
+/// of unreserved characters decoded, dot segments removed), and any `user:password` taken out (they are sent as
+/// Basic auth to this origin only, and never stored, printed or hashed into a key).
+/// Sources, prefixes and every redirect target go through here, so each hop is checked the same way, and the
+/// URL requested is exactly the one checked: the origin never sees a `..` that the prefix check did not.
 struct HTTPLocation: Sendable, Hashable, CustomStringConvertible {
     /// Why a text is not a usable http(s) URL.
     struct Invalid: Error {
@@ -19,6 +21,8 @@ struct HTTPLocation: Sendable, Hashable, CustomStringConvertible {
     /// Path and query, percent-encoded as in `url`.
     let pathAndQuery: String
     let credentials: Credentials?
+    /// Whether the URL had a user-info part at all (`user:pw@`, `user@`, even an empty `@`).
+    let hasUserInfo: Bool
 
     var description: String { url }
 
@@ -45,6 +49,7 @@ struct HTTPLocation: Sendable, Hashable, CustomStringConvertible {
             }
             port = value
         }
+        hasUserInfo = components.percentEncodedUser != nil || components.percentEncodedPassword != nil
         if !(components.user ?? "").isEmpty || components.password != nil {
             credentials = Credentials(user: components.user ?? "", password: components.password ?? "")
         } else {
@@ -55,7 +60,7 @@ struct HTTPLocation: Sendable, Hashable, CustomStringConvertible {
         components.host = rawHost.lowercased()
         components.port = port == defaultPort ? nil : port
         components.fragment = nil
-        if components.path.isEmpty { components.path = "/" }
+        components.percentEncodedPath = Self.normalizedPath(components.percentEncodedPath)
         guard let url = components.string, let parsed = URL(string: url), let connectHost = parsed.host, !connectHost.isEmpty else {
             throw Invalid(reason: "not a valid http(s) URL")
         }
@@ -68,12 +73,77 @@ struct HTTPLocation: Sendable, Hashable, CustomStringConvertible {
         pathAndQuery = components.percentEncodedPath + (components.percentEncodedQuery.map { "?" + $0 } ?? "")
     }
 
-    /// The target of a redirect from `self`: `location` resolved against this URL.
-    func resolving(_ location: String) throws(Invalid) -> HTTPLocation {
-        guard let base = URL(string: url), let target = URL(string: location, relativeTo: base)?.absoluteURL else {
-            throw Invalid(reason: "not a valid URL")
+    /// A percent-encoded path as RFC 3986 §6.2.2 normalises it: escapes of unreserved characters decoded (so
+    /// `%2e%2E` is `..`), other escapes in upper case, then dot segments removed (§5.2.4). Escaped slashes and
+    /// backslashes stay escaped: they are not separators here (`SourcePolicy` refuses them under a prefix, as
+    /// origins disagree on whether to decode them).
+    static func normalizedPath(_ path: String) -> String {
+        removingDotSegments(normalizingEscapes(path))
+    }
+
+    private static func normalizingEscapes(_ path: String) -> String {
+        guard path.utf8.contains(UInt8(ascii: "%")) else { return path }
+        var output: [UInt8] = []
+        output.reserveCapacity(path.utf8.count)
+        let bytes = Array(path.utf8)
+        var index = 0
+        while index < bytes.count {
+            if bytes[index] == UInt8(ascii: "%"), index + 2 < bytes.count,
+               let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2]) {
+                let value = high << 4 | low
+                if isUnreserved(value) {
+                    output.append(value)
+                } else {
+                    output += [UInt8(ascii: "%"), hexDigit(high), hexDigit(low)]
+                }
+                index += 3
+            } else {
+                output.append(bytes[index])
+                index += 1
+            }
         }
-        return try HTTPLocation(target.absoluteString)
+        return String(decoding: output, as: UTF8.self)
+    }
+
+    /// RFC 3986 §5.2.4 on an absolute path, by segments: `.` goes, `..` takes the segment before it with it (never
+    /// above the root), and a path ending in either keeps its trailing slash.
+    private static func removingDotSegments(_ path: String) -> String {
+        let segments = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
+        guard segments.contains(where: { $0 == "." || $0 == ".." }) else { return path.isEmpty ? "/" : path }
+        var output: [Substring] = []
+        for (offset, segment) in segments.enumerated() {
+            let isLast = offset == segments.count - 1
+            switch segment {
+            case ".": if isLast { output.append("") }
+            case "..":
+                if !output.isEmpty { output.removeLast() }
+                if isLast { output.append("") }
+            default: output.append(segment)
+            }
+        }
+        return "/" + output.joined(separator: "/")
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+
+    private static func hexDigit(_ value: UInt8) -> UInt8 {
+        value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "A") + value - 10
+    }
+
+    /// ALPHA, DIGIT, `-`, `.`, `_`, `~` (RFC 3986 §2.3): escaping them changes nothing, so they are decoded.
+    private static func isUnreserved(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+             UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"): true
+        default: false
+        }
     }
 
     /// Scheme, host and port: where credentials may be sent.

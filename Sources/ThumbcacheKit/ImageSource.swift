@@ -46,6 +46,11 @@ public struct ImageSource: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// Whether the URL names a user (`user:password@host`, `user@host`, even `@host`). The CLI and the library
+    /// send such credentials as Basic auth and keep the answer under the URL without them, as a private cache
+    /// may; a shared server must refuse such sources (docs/http-caching.md#credentials).
+    public var hasUserInfo: Bool { http?.hasUserInfo == true }
+
     /// The DiskLru key: hex SHA-256 of the normalised form (64 characters of `[0-9a-f]`).
     /// Computed once here, so lookups on the memory-hit path cost no hashing.
     public let cacheKey: String

@@ -11,6 +11,10 @@ public struct PipelineConfiguration: Sendable {
     public var readTimeout: Duration = .seconds(30)
     public var totalTimeout: Duration = .seconds(300)
     public var maxRedirects = 5
+    /// Connections to one origin at once. A download beyond them waits for one to be free (up to
+    /// `totalTimeout`), so a server sizes this to the downloads it admits (`--workers` + `--queue`): slow
+    /// sources on one origin then never hold up the others.
+    public var maxConnectionsPerHost = 16
     public var ladder = SizeLadder.standard
     public var memoryLimits = MemoryCache<String, MemoryEntry>.Limits(totalCost: 64 << 20, count: 2000)
     public var jpegQuality = 80
@@ -32,6 +36,9 @@ public struct PipelineConfiguration: Sendable {
     /// Which sources may be fetched, checked on every redirect hop and on the address connected to (see
     /// `SourcePolicy`). Default: any, as the CLI; a server fetching URLs its clients name restricts it.
     public var sourcePolicy = SourcePolicy.unrestricted
+    /// A private cache (the CLI, an app: the default) or a shared one (a server), which keeps nothing the origin
+    /// marked `private` or that sets a cookie, and reads `s-maxage` (see `CacheRole`).
+    public var cacheRole = CacheRole.privateCache
     /// Resolves host names for the address check in place of the system's resolver (tests).
     var hostResolver: (any HostResolver)?
     /// Bounds concurrent renders (a server's `--workers` and `--queue`); default: no bound, as the CLI.

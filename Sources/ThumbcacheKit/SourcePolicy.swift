@@ -37,15 +37,35 @@ public struct SourcePolicy: Sendable, Equatable {
         }
     }
 
-    /// Why the http(s) URL `location` is refused by the prefixes, or nil.
+    /// Why the http(s) URL `location` is refused by the prefixes, or nil. `location` is normalised (no dot
+    /// segments), and it is what will be requested. What origins read differently is refused under a prefix:
+    /// an escaped `/` or `\` (some decode it, and `..%2F` then climbs out), a dot segment with parameters
+    /// (`..;/`, which Tomcat and Jetty strip to `..`) and a raw backslash.
     func refusal(of location: HTTPLocation) -> String? {
         guard !allowedPrefixes.isEmpty else { return nil }
+        if let ambiguity = Self.ambiguity(inPath: location.pathAndQuery) {
+            return "\(location) has \(ambiguity) in its path, which origins read differently: refused under an allowed source prefix"
+        }
         let allowed = allowedPrefixes.contains { prefix in
             // An unparsable prefix allows nothing.
             guard let prefix = try? HTTPLocation(prefix) else { return false }
             return prefix.sameOrigin(as: location) && location.pathAndQuery.hasPrefix(prefix.pathAndQuery)
         }
         return allowed ? nil : "\(location) is not under an allowed source prefix"
+    }
+
+    /// What in a path some origin would read as another path than the normalised one, or nil.
+    static func ambiguity(inPath pathAndQuery: String) -> String? {
+        let path = pathAndQuery.prefix { $0 != "?" }
+        let lower = path.lowercased()
+        if lower.contains("%2f") { return "an escaped slash (%2F)" }
+        if lower.contains("%5c") || path.contains("\\") { return "a backslash" }
+        if lower.contains("%00") { return "a NUL (%00)" }
+        for segment in lower.replacingOccurrences(of: "%3b", with: ";").split(separator: "/") where segment.contains(";") {
+            let name = segment.prefix { $0 != ";" }
+            if name == "." || name == ".." || name.isEmpty { return "a dot segment with parameters (\(segment.prefix(20)))" }
+        }
+        return nil
     }
 
     /// Why the local file `path` (normalised `file://` URL `normalized`) is refused, or nil.

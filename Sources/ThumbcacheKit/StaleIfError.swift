@@ -8,11 +8,13 @@ import Foundation
 /// 500, 502, 503 or 504. A 404 or a body that is not an image is an answer, and surfaces.
 struct StaleIfError: Sendable {
     var clientAllowance: TimeInterval?
+    /// Freshness as a shared cache reads it (`s-maxage`).
+    var shared = false
 
     /// What to tell the caller when the stale copy is served, or nil when `error` must surface.
     func serve(_ metadata: CacheMetadata, after error: PipelineError, now: Date) -> StaleServe? {
         guard Self.isOriginFailure(error) else { return nil }
-        let freshness = Freshness(metadata: metadata, now: now)
+        let freshness = Freshness(metadata: metadata, now: now, shared: shared)
         let control = freshness.cacheControl
         var allowance = control.staleIfError.map(TimeInterval.init)
         if let client = clientAllowance, !control.mustRevalidate, !control.noCache {

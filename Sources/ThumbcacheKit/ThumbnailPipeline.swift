@@ -38,6 +38,8 @@ public final class ThumbnailPipeline: Sendable {
     /// This process's folder in `downloads/` for files in flight (`FetchedOriginal`), made at the first download.
     private let downloadFolder = Locked<DownloadFolder?>(nil)
     private let staleIfError: StaleIfError
+    /// A shared cache's freshness reads `s-maxage` (`CacheRole`).
+    private var shared: Bool { configuration.cacheRole.isShared }
     private let trustRoots: [NIOSSLCertificate]
 
     /// The state of a source once the origin question is settled.
@@ -48,13 +50,17 @@ public final class ThumbnailPipeline: Sendable {
         /// so an original that cannot be decoded is never cached.
         var downloaded: FetchedOriginal?
         var downloadedBytes: Int
-        /// False for `Cache-Control: no-store`: nothing goes to disk or memory.
-        var storable: Bool
+        /// Set when the origin's answer may not be kept (`Storability`): nothing goes to disk or memory.
+        var uncacheable: Uncacheable? = nil
+        var storable: Bool { uncacheable == nil }
         var entry: ThumbnailStore.Entry?
         /// Set when the stored entry stands in for an origin that failed (stale-if-error).
         var staleBecause: StaleServe? = nil
         /// How long settling the origin question took (download or revalidation included).
         var fetchDuration: Duration = .zero
+        /// The render place the gate promised before the origin was asked (`RenderGate.admit`): taken by the first
+        /// render, given back once the request is done.
+        var admission: RenderAdmission? = nil
     }
 
     public init(configuration: PipelineConfiguration, onLockWait: @Sendable (String) -> Void = { _ in }) throws(PipelineError) {
@@ -64,7 +70,8 @@ public final class ThumbnailPipeline: Sendable {
         statsURL = directory.stats
         downloads = directory.downloads
         trustRoots = try Self.loadTrustRoots(configuration.trustedCAFiles)
-        staleIfError = StaleIfError(clientAllowance: configuration.staleIfError.map { $0 / .seconds(1) })
+        staleIfError = StaleIfError(clientAllowance: configuration.staleIfError.map { $0 / .seconds(1) },
+                                    shared: configuration.cacheRole.isShared)
         if configuration.readOnly {
             _ = try CacheDirectory.inspect(directory.url)
         } else {
@@ -94,7 +101,7 @@ public final class ThumbnailPipeline: Sendable {
             let origin = try await origins.value(for: "\(key)|\(policy.rawValue)") {
                 // Downloaded by an earlier flight and not stored yet: that download, not another one.
                 if policy != .refresh, let held = self.unstored.origin(for: key),
-                   policy == .offline || Freshness(metadata: held.metadata, now: Date()).isFresh {
+                   policy == .offline || Freshness(metadata: held.metadata, now: Date(), shared: self.shared).isFresh {
                     return held
                 }
                 let started = ContinuousClock.now
@@ -103,6 +110,8 @@ public final class ThumbnailPipeline: Sendable {
                 self.unstored.hold(origin, for: key)
                 return origin
             }
+            // The promised render place, if the render did not take it, goes back once this request is done.
+            defer { origin.admission?.release() }
             let renderKey = "\(memoryKey)|\(origin.metadata.responseTime)|\(origin.servedFrom.rawValue)"
             var result = try await renders.value(for: renderKey) {
                 let started = ContinuousClock.now
@@ -111,9 +120,10 @@ public final class ThumbnailPipeline: Sendable {
                 result.contentDigest = SHA256Digest.hex(bytes: result.data)
                 return result
             }
-            let freshUntil = Date().addingTimeInterval(Freshness(metadata: origin.metadata, now: Date()).remaining)
+            let freshUntil = Date().addingTimeInterval(Freshness(metadata: origin.metadata, now: Date(), shared: shared).remaining)
             (result.freshUntil, result.fetchDuration) = (freshUntil, origin.fetchDuration)
             result.lastModified = origin.metadata.headers["last-modified"].flatMap(HTTPDate.parse)
+            result.uncacheable = origin.uncacheable
             if origin.storable {
                 memory.set(MemoryEntry(thumbnail: result, freshUntil: freshUntil), forKey: memoryKey, cost: result.data.count)
             }
@@ -154,7 +164,7 @@ public final class ThumbnailPipeline: Sendable {
         defer { entry.snapshot.close() }
         let bytes = (0..<store.ladder.valueCount).reduce(Int64(0)) { $0 + entry.snapshot.length(at: $1) }
         return EntryInfo(metadata: entry.metadata, cacheKey: source.cacheKey,
-                         freshness: Freshness(metadata: entry.metadata, now: Date()), storedBytes: bytes)
+                         freshness: Freshness(metadata: entry.metadata, now: Date(), shared: shared), storedBytes: bytes)
     }
 
     /// Counters over every process that used this cache directory, plus its current size.
@@ -211,13 +221,28 @@ public final class ThumbnailPipeline: Sendable {
             stored = nil
         }
         if let stored {
-            if policy == .offline || (policy == .normal && Freshness(metadata: stored.metadata, now: Date()).isFresh) {
-                return Origin(metadata: stored.metadata, servedFrom: .disk, downloaded: nil, downloadedBytes: 0, storable: true, entry: stored)
+            if policy == .offline || (policy == .normal && Freshness(metadata: stored.metadata, now: Date(), shared: shared).isFresh) {
+                return Origin(metadata: stored.metadata, servedFrom: .disk, downloaded: nil, downloadedBytes: 0, entry: stored)
             }
         } else if policy == .offline {
             throw .offlineMiss(url: source.normalized)
         }
         let conditional = stored.map { Validators.conditionalHeaders(for: $0.metadata) } ?? []
+        // Before any byte is fetched: a server that could not render what comes back refuses now.
+        let admission = try configuration.renderGate.admit()
+        do {
+            var origin = try await ask(source, stored: stored, key: key, policy: policy, conditional: conditional)
+            origin.admission = admission
+            return origin
+        } catch {
+            admission?.release()
+            throw error
+        }
+    }
+
+    /// The origin's answer for `source` (its body, a 304, or the stored copy standing in for a failure).
+    private func ask(_ source: ImageSource, stored: ThumbnailStore.Entry?, key: String, policy: FetchPolicy,
+                     conditional: [(String, String)]) async throws(PipelineError) -> Origin {
         let outcome: FetchOutcome
         do {
             outcome = try await fetch(source, conditional: conditional)
@@ -226,22 +251,23 @@ public final class ThumbnailPipeline: Sendable {
             guard let stored, policy == .normal,
                   let serve = staleIfError.serve(stored.metadata, after: error, now: Date()) else { throw error }
             return Origin(metadata: stored.metadata, servedFrom: .stale, downloaded: nil, downloadedBytes: 0,
-                          storable: true, entry: stored, staleBecause: serve)
+                          entry: stored, staleBecause: serve)
         }
         switch outcome {
-        case .notModified(let headers, let requestTime, let responseTime):
+        case .notModified(let headers, let requestTime, let responseTime, let setsCookie):
             guard let stored else { throw .network(url: source.normalized, reason: "304 Not Modified to an unconditional request") }
             var metadata = stored.metadata
             metadata.headers.merge(headers) { _, new in new }
             (metadata.requestTime, metadata.responseTime) = (requestTime.timeIntervalSince1970, responseTime.timeIntervalSince1970)
-            if !Storability.allows(headers) {
+            if let refusal = Storability.refusal(metadata.headers, setsCookie: setsCookie, role: configuration.cacheRole) {
                 store.remove(key: key)
-                return Origin(metadata: metadata, servedFrom: .revalidated, downloaded: nil, downloadedBytes: 0, storable: false, entry: stored)
+                return Origin(metadata: metadata, servedFrom: .revalidated, downloaded: nil, downloadedBytes: 0,
+                              uncacheable: refusal, entry: stored)
             }
             try store.updateMetadata(key: key, metadata)
-            return Origin(metadata: metadata, servedFrom: .revalidated, downloaded: nil, downloadedBytes: 0, storable: true, entry: stored)
+            return Origin(metadata: metadata, servedFrom: .revalidated, downloaded: nil, downloadedBytes: 0, entry: stored)
 
-        case .body(let original, let headers, let requestTime, let responseTime):
+        case .body(let original, let headers, let requestTime, let responseTime, let setsCookie):
             sessionStats.withLock { $0.bytesDownloaded += Int64(original.byteCount) }
             let info: ImageInfo
             do { info = try thumbnailer.probe(original.image) } catch { throw .image(url: source.normalized, error) }
@@ -249,20 +275,21 @@ public final class ThumbnailPipeline: Sendable {
                 url: source.normalized, headers: headers, requestTime: requestTime, responseTime: responseTime,
                 original: .init(format: info.format.rawValue, width: info.orientedWidth, height: info.orientedHeight,
                                 bytes: original.byteCount, alpha: info.hasAlpha))
-            let storable = Storability.allows(headers)
+            let uncacheable = Storability.refusal(headers, setsCookie: setsCookie, role: configuration.cacheRole)
+            let storable = uncacheable == nil
             if let stored {
                 // The same bytes again (e.g. the origin ignored our validators): keep the stored thumbnails.
                 if storable, (try? stored.hasOriginal(equalTo: original)) == true {
                     metadata.thumbnails = stored.metadata.thumbnails
                     try store.updateMetadata(key: key, metadata)
                     return Origin(metadata: metadata, servedFrom: .network, downloaded: nil, downloadedBytes: original.byteCount,
-                                  storable: true, entry: stored)
+                                  entry: stored)
                 }
                 // A new original: the old entry, thumbnails included, is outdated (and must go if no-store).
                 if !storable { store.remove(key: key) }
             }
             return Origin(metadata: metadata, servedFrom: .network, downloaded: original, downloadedBytes: original.byteCount,
-                          storable: storable, entry: nil)
+                          uncacheable: uncacheable, entry: nil)
         }
     }
 
@@ -292,7 +319,8 @@ public final class ThumbnailPipeline: Sendable {
             let created = HTTPFetcher(limits: .init(
                 maxBytes: configuration.maxDownloadSize, connectTimeout: TimeAmount(configuration.connectTimeout),
                 readTimeout: TimeAmount(configuration.readTimeout), totalTimeout: TimeAmount(configuration.totalTimeout),
-                maxRedirects: configuration.maxRedirects), downloads: folder, trustRoots: trustRoots,
+                maxRedirects: configuration.maxRedirects, connectionsPerHost: configuration.maxConnectionsPerHost),
+                downloads: folder, trustRoots: trustRoots,
                 policy: configuration.sourcePolicy, resolver: configuration.hostResolver)
             fetcher = created
             return created
@@ -358,7 +386,8 @@ public final class ThumbnailPipeline: Sendable {
             let needed = try thumbnailer.workingMemory(for: input, request)
             defer { FreedMemory.release(afterDecodeOf: needed) }
             let thumbnailer = self.thumbnailer, url = source.normalized
-            thumbnail = try await configuration.renderGate.run(reserving: needed, of: configuration.decodeBudget) {
+            thumbnail = try await configuration.renderGate.run(reserving: needed, of: configuration.decodeBudget,
+                                                               admission: origin.admission) {
                 () throws(PipelineError) in
                 do throws(ImageDecodeError) { return try thumbnailer.makeThumbnail(from: input, request) } catch {
                     throw .image(url: url, error)

@@ -35,6 +35,9 @@ public struct ThumbnailResult: Sendable {
     /// Set when the thumbnail was made but storing it (or its original) failed, e.g. a full cache disk:
     /// the thumbnail is good, the next request makes it again. nil when it was stored or not meant to be.
     public var notCachedBecause: String?
+    /// Set when the origin's answer may not be kept (`no-store`; for a shared cache also `private` or
+    /// `Set-Cookie`): nothing was stored, and a server tells its clients the same.
+    public var uncacheable: Uncacheable?
     /// When the source stops being fresh (a CDN may keep the thumbnail until then).
     public var freshUntil: Date?
     /// The origin's Last-Modified, when it sent one.

@@ -3,9 +3,11 @@ import ThumbcacheKit
 
 /// Bounds renders: at most `workers` run at once, on their own threads (a decode never blocks the
 /// threads that serve requests), and at most `queue` wait, in order; beyond that a render is refused at once
-/// (`PipelineError.overloaded`, a 503). The pipeline calls it once per coalesced render, so requests
-/// waiting on another request's render never count. A waiting render whose task is cancelled (every request
-/// that wanted it timed out or left) leaves the queue at once and never runs.
+/// (`PipelineError.overloaded`, a 503). Downloads ask first (`admit`): each is promised a place for the render
+/// that follows it, and refused before any byte is fetched when running, waiting and promised renders already
+/// fill `workers + queue`. The pipeline calls it once per coalesced download and render, so requests waiting on
+/// another request's work never count. A waiting render whose task is cancelled (every request that wanted it
+/// timed out or left) leaves the queue at once and never runs.
 public final class RenderLimiter: RenderGate {
     public let workers: Int
     public let queue: Int
@@ -23,6 +25,8 @@ public final class RenderLimiter: RenderGate {
         var waiters: [Waiter] = []
         var nextID: UInt64 = 0
         var started = 0
+        /// Places promised to downloads in flight (`admit`), not yet used by their render nor given back.
+        var promised = 0
 
         /// Hands free slots to waiters from the front; returns their continuations to resume unlocked.
         mutating func admit(workers: Int) -> [CheckedContinuation<Void, any Error>] {
@@ -44,17 +48,29 @@ public final class RenderLimiter: RenderGate {
         pool.start()
     }
 
-    /// Renders running now, and renders waiting for a worker.
-    public var load: (running: Int, queued: Int) {
-        state.withLock { ($0.running, $0.waiters.count) }
+    /// Renders running now, renders waiting for a worker, and places promised to downloads in flight.
+    public var load: (running: Int, queued: Int, promised: Int) {
+        state.withLock { ($0.running, $0.waiters.count, $0.promised) }
+    }
+
+    public func admit() throws(PipelineError) -> RenderAdmission? {
+        let admitted = state.withLock { state in
+            guard state.running + state.waiters.count + state.promised < workers + queue else { return false }
+            state.promised += 1
+            return true
+        }
+        guard admitted else {
+            throw .overloaded("all \(workers) render workers are busy and \(queue) renders are waiting or downloading")
+        }
+        return RenderAdmission { [state] in state.withLock { $0.promised -= 1 } }
     }
 
     /// Renders admitted since the start (each coalesced render once).
     public var rendersStarted: Int { state.withLock { $0.started } }
 
-    public func run<T: Sendable>(reserving bytes: Int, of budget: DecodeBudget?,
+    public func run<T: Sendable>(reserving bytes: Int, of budget: DecodeBudget?, admission: RenderAdmission?,
                                  _ body: @escaping @Sendable () throws(PipelineError) -> T) async throws(PipelineError) -> T {
-        try await acquire()
+        try await acquire(admission)
         defer { release() }
         let reserved = try await budget?.reserveForRender(bytes) ?? 0
         defer { budget?.release(reserved) }
@@ -74,9 +90,10 @@ public final class RenderLimiter: RenderGate {
 
     private struct Refused: Error {}
 
-    /// Takes a worker slot, waiting in the queue for one if need be; refused at once when the queue is full.
-    /// Admission and queueing happen under one lock, so concurrent arrivals cannot overfill the queue.
-    private func acquire() async throws(PipelineError) {
+    /// Takes a worker slot, waiting in the queue for one if need be; refused at once when the queue (with the
+    /// places promised to downloads) is full, unless `admission` brings a promised place. Admission and queueing
+    /// happen under one lock, so concurrent arrivals cannot overfill the queue.
+    private func acquire(_ admission: RenderAdmission?) async throws(PipelineError) {
         let id = state.withLock { state in
             state.nextID += 1
             return state.nextID
@@ -85,13 +102,18 @@ public final class RenderLimiter: RenderGate {
             try await withTaskCancellationHandler {
                 try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                     let admitted = state.withLock { state -> Result<Void, any Error>? in
-                        if Task.isCancelled { return .failure(CancellationError()) }
+                        if Task.isCancelled {
+                            if admission?.take() == true { state.promised -= 1 }
+                            return .failure(CancellationError())
+                        }
+                        let promised = admission?.take() == true
+                        if promised { state.promised -= 1 }
                         if state.running < workers && state.waiters.isEmpty {
                             state.running += 1
                             state.started += 1
                             return .success(())
                         }
-                        guard state.waiters.count < queue else { return .failure(Refused()) }
+                        guard promised || state.waiters.count + state.promised < queue else { return .failure(Refused()) }
                         state.started += 1
                         state.waiters.append(Waiter(id: id, continuation: continuation))
                         return nil

@@ -32,6 +32,9 @@ public struct ServeConfiguration: Sendable {
     public var allowedSources: [String] = []
     public var allowLoopbackSources = false
     public var allowPrivateSources = false
+    /// Store origin answers that set a cookie (nginx's `proxy_ignore_headers Set-Cookie`); by default a shared
+    /// cache does not (`CacheRole`). The cookie itself is never stored or passed on.
+    public var ignoreSetCookie = false
     public var logFormat = LogFormat.text
     /// Open connections at most; more wait in the listen backlog.
     public var maxConnections = 1024

@@ -195,13 +195,23 @@ public final class ThumbcacheRoutes: Sendable {
     }
 
     /// Only http and https sources: `file:` and every other scheme is refused (403) before anything is read.
-    /// (`thumbcache sign` asks the same question, so it never prints a path serve would refuse.)
+    /// A source with credentials in it is refused (400): a shared cache would store the protected image under
+    /// the URL without them and give it to anyone who asks. (`thumbcache sign` asks the same question, so it
+    /// never prints a path serve would refuse.)
     public static func source(_ text: String) throws(ServeError) -> ImageSource {
         let lower = text.lowercased()
         guard lower.hasPrefix("http://") || lower.hasPrefix("https://") else {
             throw .forbidden("source_refused", "only http and https sources are served")
         }
-        do { return try ImageSource(text) } catch { throw ServeError(error) }
+        let source: ImageSource
+        do { source = try ImageSource(text) } catch { throw ServeError(error) }
+        guard !source.hasUserInfo else {
+            throw ServeError(status: .badRequest, code: "source_credentials",
+                             message: "a source with credentials (user:password@) is refused: this server is a shared cache, "
+                                 + "and the image would be served to every client without them; let the origin allow the "
+                                 + "server by address or a secret path instead")
+        }
+        return source
     }
 
     func purge(_ request: Request, source encoded: String) -> Response {

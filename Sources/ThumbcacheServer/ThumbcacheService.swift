@@ -25,6 +25,10 @@ public struct ThumbcacheService: Sendable {
         var pipelineConfiguration = pipelineConfiguration
         pipelineConfiguration.renderGate = limiter
         pipelineConfiguration.sourcePolicy = configuration.sourcePolicy
+        pipelineConfiguration.cacheRole = .shared(ignoringSetCookie: configuration.ignoreSetCookie)
+        // Every download the limiter admits has a connection of its own, whatever the others on its origin do.
+        pipelineConfiguration.maxConnectionsPerHost = max(pipelineConfiguration.maxConnectionsPerHost,
+                                                          configuration.workers + configuration.queue)
         // A long-running server owns its directory: one lock for its lifetime, not one per request.
         pipelineConfiguration.lockMode = .holdForLifetime
         let pipeline = try ThumbnailPipeline(configuration: pipelineConfiguration, onLockWait: onLockWait)

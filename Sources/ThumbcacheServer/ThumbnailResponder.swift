@@ -7,7 +7,9 @@ import ThumbcacheKit
 /// Turns a thumbnail into a CDN-correct answer: a strong ETag over the bytes, the origin's Last-Modified,
 /// `Cache-Control: public, max-age=N` with N the source's remaining freshness clamped to the configured
 /// bounds (a CDN never keeps a thumbnail longer than its source was fresh), how it was served and the
-/// timings. A matching conditional request gets a 304 with the same caching headers and no body.
+/// timings. What the origin forbade a shared cache to keep is passed on: `no-store` (and `Vary: *`) as
+/// `no-store`, `private` (and `Set-Cookie`) as `private, max-age=N`, so no CDN keeps it either.
+/// A matching conditional request gets a 304 with the same caching headers and no body.
 struct ThumbnailResponder: Sendable {
     var minTTL: Int
     var maxTTL: Int
@@ -24,7 +26,7 @@ struct ThumbnailResponder: Sendable {
         let etag = "\"" + (result.contentDigest ?? SHA256Digest.hex(bytes: result.data)).prefix(32) + "\""
         var headers: HTTPFields = [
             .eTag: etag,
-            .cacheControl: "public, max-age=\(maxAge(result))",
+            .cacheControl: cacheControl(result),
             Self.xThumbcache: result.servedFrom.rawValue,
             Self.serverTimingField: serverTiming(result, elapsed: elapsed),
         ]
@@ -37,6 +39,14 @@ struct ThumbnailResponder: Sendable {
         headers[.contentLength] = String(result.data.count)
         return ThumbnailAnswer(status: .ok, headers: headers, body: ByteBuffer(bytes: result.data), served: result.servedFrom.rawValue,
                                contentLength: result.data.count)
+    }
+
+    func cacheControl(_ result: ThumbnailResult) -> String {
+        switch result.uncacheable {
+        case nil: "public, max-age=\(maxAge(result))"
+        case .noStore, .varyAny: "no-store"
+        case .privateResponse, .setsCookie: "private, max-age=\(maxAge(result))"
+        }
     }
 
     func maxAge(_ result: ThumbnailResult) -> Int {

@@ -91,6 +91,10 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(help: ArgumentHelp(EnvironmentFallback.help("Allow sources on private, shared and link-local addresses.", flag: "allow-private-sources")))
     var allowPrivateSources = false
 
+    @Flag(help: ArgumentHelp(EnvironmentFallback.help(
+        "Cache origin answers that set a cookie (by default they are served but not stored, as nginx does).", flag: "ignore-set-cookie")))
+    var ignoreSetCookie = false
+
     @Option(help: ArgumentHelp(EnvironmentFallback.help("Access log format: text or json (default: text).", flag: "log-format")))
     var logFormat: String?
 
@@ -190,6 +194,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.allowedSources = EnvironmentFallback.list(allowSources, flag: "allow-source")
         configuration.allowLoopbackSources = EnvironmentFallback.flag(allowLoopbackSources, flag: "allow-loopback-sources")
         configuration.allowPrivateSources = EnvironmentFallback.flag(allowPrivateSources, flag: "allow-private-sources")
+        configuration.ignoreSetCookie = EnvironmentFallback.flag(ignoreSetCookie, flag: "ignore-set-cookie")
         if let format = try EnvironmentFallback.value(logFormat, flag: "log-format") {
             guard let parsed = ServeConfiguration.LogFormat(rawValue: format) else {
                 throw Console.Failure(description: "--log-format must be text or json", exitCode: Console.Status.usage)

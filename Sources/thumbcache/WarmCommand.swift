@@ -119,6 +119,8 @@ struct WarmCommand: AsyncParsableCommand {
             configuration.decodeBudget = DecodeBudget(capacity: Int(clamping: totalDecodeMemory.bytes))
             // Each thumbnail is asked for once: a large memory cache would only grow the footprint.
             configuration.memoryLimits = .init(totalCost: 4 << 20, count: 256)
+            // A list from one origin: each URL in flight gets a connection, none waits behind a slow one.
+            configuration.maxConnectionsPerHost = max(configuration.maxConnectionsPerHost, concurrency)
         }
         let warmer = CacheWarmer(pipeline: pipeline, sizes: try parsedSizes(), concurrency: concurrency)
         try await warmAndReport(urls, reportFile: reportFile, afterRun: { await pipeline.close() }) {

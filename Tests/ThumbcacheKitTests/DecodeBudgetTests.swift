@@ -118,7 +118,7 @@ import Testing
         /// Per render: the bytes to reserve, and the budget's bytes in use when the render reached the gate.
         let seen = Locked<[(bytes: Int, inUseAtEntry: Int)]>([])
 
-        func run<T: Sendable>(reserving bytes: Int, of budget: DecodeBudget?,
+        func run<T: Sendable>(reserving bytes: Int, of budget: DecodeBudget?, admission: RenderAdmission?,
                               _ body: @escaping @Sendable () throws(PipelineError) -> T) async throws(PipelineError) -> T {
             seen.withLock { $0.append((bytes, budget?.inUse ?? -1)) }
             return try await UnboundedRenderGate().run(reserving: bytes, of: budget, body)

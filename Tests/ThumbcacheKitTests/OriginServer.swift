@@ -118,6 +118,9 @@ final class OriginServer: Sendable {
     /// Every request, whatever its path.
     var totalRequests: Int { table.state.withLock { $0.log.count } }
 
+    /// The request targets the server got, as sent, in order.
+    var requestedPaths: [String] { table.state.withLock { $0.log.map(\.path) } }
+
     /// TCP connections accepted, whether or not a request followed.
     var connectionCount: Int { table.connections.withLock { $0 } }
 

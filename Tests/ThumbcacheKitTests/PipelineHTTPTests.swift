@@ -152,6 +152,34 @@ import Testing
         server.shutdown()
     }
 
+    /// Issue 23 §9: a process killed mid-download leaves a folder whose owner file nobody locks; the next process
+    /// (a server restarted two seconds later) removes it when it opens the cache, without a grace time. A folder
+    /// whose owner is alive, and one still being made (no owner file yet), stay.
+    @Test func aCrashedProcessesDownloadsGoWhenTheNextOneOpens() async throws {
+        let harness = try PipelineHarness()
+        await harness.pipeline.close()
+        let downloads = harness.directory.appendingPathComponent("downloads")
+        func folder(_ name: String, owner: Bool) throws -> URL {
+            let url = downloads.appendingPathComponent(name)
+            try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+            try Data(count: 1000).write(to: url.appendingPathComponent("download-aaaaaa"))
+            if owner { try Data().write(to: url.appendingPathComponent("owner")) }
+            return url
+        }
+        _ = try folder("process-dead01", owner: true)
+        let alive = try folder("process-alive1", owner: true)
+        _ = try folder("process-new001", owner: false)
+        let fd = open(alive.appendingPathComponent("owner").path, O_RDWR)
+        #expect(fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == 0)
+        defer { close(fd) }
+        try await harness.reopen()
+        let left = Set(try FileManager.default.contentsOfDirectory(atPath: downloads.path))
+        #expect(!left.contains("process-dead01"), "a dead process's folder goes at once: \(left)")
+        #expect(left.isSuperset(of: ["process-alive1", "process-new001"]), "\(left)")
+        await harness.close()
+        server.shutdown()
+    }
+
     @Test func theSameBytesAgainKeepTheThumbnails() async throws {
         server.route("/deaf.jpg") { _ in Self.image([("Cache-Control", "no-cache"), ("ETag", "\"d\"")]) }  // ignores If-None-Match
         let harness = try PipelineHarness()
@@ -479,7 +507,7 @@ final class HoldFirstRenderGate: RenderGate {
 
     private let state = Locked(State())
 
-    func run<T: Sendable>(reserving bytes: Int, of budget: DecodeBudget?,
+    func run<T: Sendable>(reserving bytes: Int, of budget: DecodeBudget?, admission: RenderAdmission?,
                           _ body: @escaping @Sendable () throws(PipelineError) -> T) async throws(PipelineError) -> T {
         let first = state.withLock { state in
             defer { state.holding = true }

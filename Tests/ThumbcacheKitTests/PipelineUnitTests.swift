@@ -412,7 +412,7 @@ actor AsyncGate {
         let metadata = CacheMetadata(url: "http://x/a.jpg", headers: [:], requestTime: responseTime, responseTime: responseTime,
                                      original: .init(format: "jpeg", width: 1, height: 1, bytes: 3))
         return .init(metadata: metadata, servedFrom: .network, downloaded: FetchedOriginal(data: Data([1, 2, 3])),
-                     downloadedBytes: 3, storable: storable, entry: nil)
+                     downloadedBytes: 3, uncacheable: storable ? nil : .noStore, entry: nil)
     }
 
     @Test func heldUntilReleasedByItsOwnFetch() {
