@@ -273,7 +273,8 @@ import Glibc
         let server = try OriginServer()
         defer { server.shutdown() }
         let paths = ["/photo.jpg?size=large", "/%2E%2E%2Fescape.jpg?x=1", "/?download=1", "/.profile"]
-        for path in paths {
+        // The origin is asked for the normalised path (`%2E` is `.`; the escaped slash stays: one segment).
+        for path in ["/photo.jpg?size=large", "/..%2Fescape.jpg?x=1", "/?download=1", "/.profile"] {
             server.route(path) { _ in .respond(status: 200, headers: [("Cache-Control", "max-age=60")], body: Fixtures.jpeg) }
         }
         let out = "\(work)/out"
