@@ -33,7 +33,9 @@ extension RenderGate {
 
 /// A place a `RenderGate` promised before a download: used once, by the first render of that download
 /// (`take`), or given back (`release`) when no render follows (a 304 with the thumbnail stored, a failure).
-/// Either happens once, whichever comes first, so the gate's count of promises stays exact.
+/// Either happens once, whichever comes first, so the gate's count of promises stays exact. One that is
+/// dropped unused gives its place back: a download whose every request left before it ended (the coalescer
+/// then hands its result to no one) must not hold a place for ever.
 public final class RenderAdmission: Sendable {
     private let settled = Atomic(false)
     private let onRelease: @Sendable () -> Void
@@ -52,6 +54,8 @@ public final class RenderAdmission: Sendable {
     public func release() {
         if take() { onRelease() }
     }
+
+    deinit { release() }
 }
 
 /// Runs every render at once (after its decode memory is reserved).

@@ -23,6 +23,9 @@ final class UnstoredOriginals: Sendable {
     /// Holds a just-downloaded, storable origin until a render of it ends.
     func hold(_ origin: ThumbnailPipeline.Origin, for key: String) {
         guard origin.downloaded != nil, origin.storable else { return }
+        // The render place belongs to the flight that asked for it, not to later requests that reuse the download.
+        var origin = origin
+        origin.admission = nil
         let now = ContinuousClock.now
         held.withLock { held in
             held = held.filter { now - $0.value.since < maxAge }

@@ -79,6 +79,26 @@ import ThumbcacheKit
         await origin.stop()
     }
 
+    /// The accounting of promised places: a full gate refuses, a place is used once or given back once, and one
+    /// dropped unused (a download whose requests all left before it ended) comes back by itself.
+    @Test func promisedPlacesAreCountedExactly() async throws {
+        let limiter = RenderLimiter(workers: 1, queue: 1)
+        let first = try #require(try limiter.admit())
+        try withExtendedLifetime(try limiter.admit()) { _ in
+            #expect(limiter.load.promised == 2)
+            #expect(throws: PipelineError.self) { try limiter.admit() }
+        }
+        #expect(limiter.load.promised == 1, "dropped unused: its place came back")
+        first.release()
+        first.release()
+        #expect(limiter.load.promised == 0, "given back once, however often released")
+        let taken = try #require(try limiter.admit())
+        #expect(try await limiter.run(reserving: 0, of: nil, admission: taken) { 7 } == 7)
+        taken.release()
+        #expect(limiter.load.promised == 0 && limiter.load.running == 0, "a used place is not given back twice")
+        await limiter.shutdown()
+    }
+
     /// A promised place goes back when no render follows: a 404, a body that is not an image, a refused source.
     @Test func placesComeBackWhenNoRenderFollows() async throws {
         let origin = try await TestOrigin()
