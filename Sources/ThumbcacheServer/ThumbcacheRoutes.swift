@@ -129,9 +129,10 @@ public final class ThumbcacheRoutes: Sendable {
     /// it from the event loop, and everything else goes through the router, which answers the same.
     func memoryHitAnswer(method: HTTPRequest.Method, path: String, headers: HTTPFields) -> ThumbnailAnswer? {
         let started = ContinuousClock.now
-        // `Connection: close` is Hummingbird's to honour (it closes after the answer).
+        // `Connection: close` is Hummingbird's to honour (it closes after the answer); so is a list too long to
+        // read whole (`HeaderList`), which might name it further on.
         guard method == .get || method == .head, !isStopping,
-              headers[.connection].map({ $0.lowercased().contains("close") }) != true else { return nil }
+              headers[.connection].map({ HeaderList.containsToken($0, "close") != false }) != true else { return nil }
         guard let checked = checkedPath(path) else { return nil }
         let (parsed, source) = (checked.path, checked.source)
         let format = parsed.format ?? AcceptNegotiation(headers[.accept]).format
