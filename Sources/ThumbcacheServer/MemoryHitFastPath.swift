@@ -45,7 +45,9 @@ final class MemoryHitFastPath: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
-        MemoryHitWirePath.install(in: context.pipeline.syncOperations, routes: routes, serverName: serverName, fastPath: self)
+        if routes.configuration.memoryHitWirePath {
+            MemoryHitWirePath.install(in: context.pipeline.syncOperations, routes: routes, serverName: serverName, fastPath: self)
+        }
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {

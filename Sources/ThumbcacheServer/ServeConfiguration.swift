@@ -41,6 +41,10 @@ public struct ServeConfiguration: Sendable {
     /// response): a client that sends its headers slowly is cut.
     public var headerTimeout: Duration = .seconds(10)
 
+    /// Whether `MemoryHitWirePath` answers memory hits from the request's bytes; off only in tests, which compare
+    /// its answers with the decoder's.
+    var memoryHitWirePath = true
+
     /// The PSI file watched for memory pressure (the memory cache shrinks while it is high); nil: not watched.
     public var memoryPressureFile: String? = "/proc/pressure/memory"
 
