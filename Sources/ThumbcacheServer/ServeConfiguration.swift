@@ -25,6 +25,9 @@ public struct ServeConfiguration: Sendable {
     public var queue = 64
     public var timeout: Duration = .seconds(10)
     public var shutdownTimeout: Duration = .seconds(20)
+    /// After SIGTERM, how long new connections are still accepted and answered 503 (`/healthz` too, so a load
+    /// balancer sees the drain), before the server stops accepting and finishes what is in flight.
+    public var drainTimeout: Duration = .seconds(5)
     /// Enables `POST /admin/purge/<source>` with `Authorization: Bearer <token>`.
     public var adminToken: String?
     /// Enables `/demo`, its sample images and its reset route (and loopback sources, for the samples).
@@ -32,6 +35,9 @@ public struct ServeConfiguration: Sendable {
     public var allowedSources: [String] = []
     public var allowLoopbackSources = false
     public var allowPrivateSources = false
+    /// 403s for refused sources say why in full, with the addresses the host resolved to (`ServeError`): for
+    /// debugging a source policy, never on a public server.
+    public var debugRefusals = false
     public var logFormat = LogFormat.text
     /// Open connections at most; more wait in the listen backlog.
     public var maxConnections = 1024

@@ -33,6 +33,8 @@ public final class ThumbcacheRoutes: Sendable {
         let source: ImageSource
     }
     let accessLog: AccessLog
+    /// The connections of `thumbcache serve`'s main server, against `--max-connections` (`ThumbcacheService`).
+    let connections: OpenConnections
     /// How many answers `MemoryHitFastPath` sent (for tests; an atomic, not a lock, on the hit path).
     let fastPathAnswers = Atomic<Int>(0)
     /// How many of those `MemoryHitWirePath` sent, from the request's bytes (for tests).
@@ -47,6 +49,7 @@ public final class ThumbcacheRoutes: Sendable {
         signer = URLSigner(key: configuration.key, salt: configuration.salt)
         responder = ThumbnailResponder(minTTL: configuration.minTTL, maxTTL: configuration.maxTTL)
         accessLog = AccessLog(format: configuration.logFormat, metrics: metrics)
+        connections = OpenConnections(maximum: configuration.maxConnections)
     }
 
     /// From now on, health checks and new thumbnail requests get 503 (in-flight ones finish).
@@ -194,7 +197,7 @@ public final class ThumbcacheRoutes: Sendable {
         } catch let error as ServeError {
             throw error
         } catch let error as PipelineError {
-            throw ServeError(error)
+            throw ServeError(error, revealingRefusals: configuration.debugRefusals)
         } catch {
             throw ServeError(status: .internalServerError, code: "internal", message: "\(error)")
         }
@@ -250,7 +253,7 @@ public final class ThumbcacheRoutes: Sendable {
             let source = try Self.source(text)
             let removed: Bool
             do { removed = try pipeline.remove(source: source) } catch { throw ServeError(error) }
-            let body = ServeError.json(["source": source.normalized, "removed": removed ? "true" : "false"])
+            let body = ServeError.json(["source": source.normalized, "removed": removed])
             return Response(status: .ok, headers: [.contentType: "application/json", .cacheControl: "no-store"],
                             body: .init(byteBuffer: ByteBuffer(string: body)))
         } catch {

@@ -21,6 +21,10 @@ final class ServerHarness: Sendable {
         var json: [String: String] {
             (try? JSONSerialization.jsonObject(with: body) as? [String: String]) ?? [:]
         }
+        /// The body as a JSON object of any values.
+        var jsonObject: [String: Any] {
+            (try? JSONSerialization.jsonObject(with: body) as? [String: Any]) ?? [:]
+        }
         var imageSize: (width: Int, height: Int)? {
             (try? ImageDecoder.probe(body)).map { ($0.orientedWidth, $0.orientedHeight) }
         }
