@@ -76,7 +76,8 @@ public struct ThumbcacheService: Sendable {
 }
 
 /// The main server, told of the shutdown `drain` after the group is: meanwhile it still accepts, and the routes
-/// answer 503 (`beginStopping`). The server runs in a group of its own, so it hears only this one's trigger.
+/// answer 503 (`beginStopping`). The server runs in a group of its own, in a detached task: a group run inside
+/// another hears the outer one's shutdown through task-locals, and would stop accepting at once.
 private struct Draining: Service {
     let server: any Service
     let routes: ThumbcacheRoutes
@@ -88,7 +89,8 @@ private struct Draining: Service {
         enum Ended { case server, drained }
         try await withThrowingTaskGroup(of: Ended.self) { tasks in
             tasks.addTask {
-                try await group.run()
+                let server = Task.detached { try await group.run() }
+                try await withTaskCancellationHandler { try await server.value } onCancel: { server.cancel() }
                 return .server
             }
             tasks.addTask {
