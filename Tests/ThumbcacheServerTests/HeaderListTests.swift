@@ -104,7 +104,7 @@ struct HeaderListTests {
     /// A `Connection` list too long to read whole might say close further on: the router answers it.
     @Test func aMemoryHitWithAnOverlongConnectionListGoesToTheRouter() async throws {
         try await ServerHarness.withCachedThumbnail { server, path in
-            let long = Array(repeating: "x-token", count: HeaderList.maximumElements + 1).joined(separator: ", ")
+            let long = Array(repeating: "x-token", count: 100_000).joined(separator: ", ")
             let before = server.routes.fastPathAnswers.load(ordering: .relaxed)
             #expect(server.routes.memoryHitAnswer(method: .get, path: path, headers: [.connection: long]) == nil)
             #expect(server.routes.memoryHitAnswer(method: .get, path: path, headers: [.connection: "keep-alive"]) != nil)
