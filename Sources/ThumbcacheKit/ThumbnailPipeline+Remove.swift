@@ -3,7 +3,8 @@ import ImageDecode
 
 extension ThumbnailPipeline {
     /// Removes the entry of `source` (original and every thumbnail) from disk and memory: URLCache's
-    /// `removeCachedResponse(for:)`. Returns whether the disk held one.
+    /// `removeCachedResponse(for:)`. Returns whether anything was removed: a server's memory can hold thumbnails
+    /// of a source whose disk entry is gone (evicted, or removed by `thumbcache rm` beside it).
     @discardableResult
     public func remove(source: ImageSource) throws(PipelineError) -> Bool {
         let key = source.cacheKey
@@ -12,10 +13,12 @@ extension ThumbnailPipeline {
             return true
         } ?? false
         store.remove(key: key)
+        var removedFromMemory = false
         for memoryKey in memory.keysInLruOrder where memoryKey.hasPrefix(key + "/") {
             memory.removeValue(forKey: memoryKey)
+            removedFromMemory = true
         }
-        return existed
+        return existed || removedFromMemory
     }
 
     /// The smallest `contain` size whose thumbnail still covers a `size`×`size` crop of an image of this shape:

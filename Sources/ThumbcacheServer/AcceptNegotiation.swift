@@ -11,20 +11,26 @@ public struct AcceptNegotiation: Sendable, Equatable {
     /// Media types listed by name with their q-values (the highest when one is listed twice), lower-cased.
     public private(set) var qualities: [String: Double] = [:]
 
+    /// Reads at most `HeaderList`'s bounds (64 elements, 4 KiB): a type named only beyond them is not seen, so the
+    /// answer is the image's default format, which every client takes.
     public init(_ header: String?) {
         guard let header else { return }
-        for range in header.split(separator: ",") {
-            let fields = range.split(separator: ";")
-            guard let type = fields.first?.trimmingCharacters(in: .whitespaces).lowercased(), !type.isEmpty else { continue }
+        var qualities: [String: Double] = [:]
+        HeaderList.scan(header) { element in
+            var fields = element.split(separator: ";", omittingEmptySubsequences: false)[...]
+            let type = HeaderList.trimmed(fields.removeFirst()).lowercased()
+            guard !type.isEmpty else { return true }
             var q = 1.0
-            for parameter in fields.dropFirst() {
-                let pair = parameter.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+            for parameter in fields {
+                let pair = parameter.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).map(HeaderList.trimmed)
                 guard pair.count == 2, pair[0].lowercased() == "q" else { continue }
                 // An unreadable or out-of-range q refuses nothing and asks for nothing: read as 0.
                 q = Double(pair[1]).flatMap { (0...1).contains($0) ? $0 : nil } ?? 0
             }
             qualities[type] = max(qualities[type] ?? 0, q)
+            return true
         }
+        self.qualities = qualities
     }
 
     /// Whether `format` is listed by name with a q-value above 0 (wildcards do not count).

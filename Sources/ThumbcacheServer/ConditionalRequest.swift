@@ -11,17 +11,18 @@ struct ConditionalRequest {
 
     init(_ headers: HTTPFields) {
         ifNoneMatch = headers[.ifNoneMatch]
-        ifModifiedSince = headers[.ifModifiedSince].flatMap(HTTPDate.parse)
+        // No HTTP-date is longer than 64 bytes (the longest, RFC 850's, is 33): a longer value is not one and
+        // is ignored, as an invalid date is (§13.1.3), without parsing it.
+        ifModifiedSince = headers[.ifModifiedSince].flatMap { $0.utf8.count <= 64 ? HTTPDate.parse($0) : nil }
     }
 
     func isNotModified(etag: String, lastModified: Date?) -> Bool {
         if let ifNoneMatch {
             // Weak comparison (§13.1.2): W/ prefixes are ignored on both sides.
-            let opaque = Self.opaque(etag)
-            return ifNoneMatch.split(separator: ",").contains { candidate in
-                let trimmed = candidate.trimmingCharacters(in: .whitespaces)
-                return trimmed == "*" || Self.opaque(trimmed) == opaque
-            }
+            // Within `HeaderList`'s bounds: a tag listed beyond them is not seen, and the answer is a full 200,
+            // which is always correct (only less economical).
+            let opaque = Self.opaque(etag[...])
+            return HeaderList.scan(ifNoneMatch) { candidate in candidate != "*" && Self.opaque(candidate) != opaque } == .stopped
         }
         if let ifModifiedSince, let lastModified {
             return lastModified.timeIntervalSince1970.rounded(.down) <= ifModifiedSince.timeIntervalSince1970
@@ -29,7 +30,7 @@ struct ConditionalRequest {
         return false
     }
 
-    private static func opaque(_ tag: String) -> Substring {
-        tag.hasPrefix("W/") ? tag.dropFirst(2) : tag[...]
+    private static func opaque(_ tag: Substring) -> Substring {
+        tag.hasPrefix("W/") ? tag.dropFirst(2) : tag
     }
 }

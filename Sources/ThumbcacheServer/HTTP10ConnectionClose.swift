@@ -24,13 +24,15 @@ final class HTTP10ConnectionClose: ChannelInboundHandler, RemovableChannelHandle
     }
 
     /// Goes among Hummingbird's `additionalChannelHandlers`, which come after the codec: once added, it puts an
-    /// `HTTP10ConnectionClose` in front of the codec and leaves.
+    /// `HTTP10ConnectionClose` and a `HostFieldCheck` in front of the codec (both read NIO's request head, with
+    /// its version and raw fields) and leaves.
     final class Installer: ChannelInboundHandler, RemovableChannelHandler {
         typealias InboundIn = HTTPRequestPart
 
         func handlerAdded(context: ChannelHandlerContext) {
             let pipeline = context.pipeline.syncOperations
             if let codec = try? pipeline.handler(type: HTTP1ToHTTPServerCodec.self) {
+                try? pipeline.addHandler(HostFieldCheck(), position: .before(codec))
                 try? pipeline.addHandler(HTTP10ConnectionClose(), position: .before(codec))
             }
             pipeline.removeHandler(context: context, promise: nil)

@@ -38,6 +38,8 @@ final class MemoryHitFastPath: ChannelDuplexHandler, RemovableChannelHandler {
     /// Set by `MemoryHitWirePath` while it passes on a head it already tried to answer (a miss, or a connection
     /// that must wait): asking `memoryHitAnswer` again here would only repeat the lookups.
     var routesNextHead = false
+    /// The answer being written says `Connection: close`: the connection closes after it.
+    private var closingAfterAnswer = false
 
     init(routes: ThumbcacheRoutes, serverName: String) {
         self.routes = routes
@@ -45,7 +47,9 @@ final class MemoryHitFastPath: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
-        MemoryHitWirePath.install(in: context.pipeline.syncOperations, routes: routes, serverName: serverName, fastPath: self)
+        if routes.configuration.memoryHitWirePath {
+            MemoryHitWirePath.install(in: context.pipeline.syncOperations, routes: routes, serverName: serverName, fastPath: self)
+        }
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -87,8 +91,24 @@ final class MemoryHitFastPath: ChannelDuplexHandler, RemovableChannelHandler {
         }
     }
 
+    /// Counts the router's answers, and while the server drains (`ThumbcacheRoutes.isStopping`) says
+    /// `Connection: close` on them and closes after each: a keep-alive client goes to another instance.
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        if case .end = unwrapOutboundIn(data), routedInFlight > 0 { routedInFlight -= 1 }
-        context.write(data, promise: promise)
+        switch unwrapOutboundIn(data) {
+        case .head(var response) where routes.isStopping:
+            closingAfterAnswer = true
+            response.headerFields[.connection] = "close"
+            context.write(wrapOutboundOut(.head(response)), promise: promise)
+        case .end:
+            if routedInFlight > 0 { routedInFlight -= 1 }
+            guard closingAfterAnswer else { return context.write(data, promise: promise) }
+            let channel = context.channel
+            let written = context.eventLoop.makePromise(of: Void.self)
+            written.futureResult.whenComplete { _ in channel.close(promise: nil) }
+            written.futureResult.cascade(to: promise)
+            context.writeAndFlush(data, promise: written)
+        default:
+            context.write(data, promise: promise)
+        }
     }
 }

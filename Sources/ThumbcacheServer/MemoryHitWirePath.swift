@@ -216,6 +216,7 @@ struct WireRequest {
     var isHead = false
     /// `GET` or `HEAD`, HTTP/1.1, origin form: the kind `MemoryHitWirePath` may answer.
     var isAnswerable = false
+    var isHTTP11 = false
     /// The target without its query.
     var path = ""
     var fields = HTTPFields()
@@ -227,13 +228,20 @@ struct WireRequest {
             var request = WireRequest()
             var lineStart = 0
             var isFirstLine = true
+            var hosts: [Substring] = [], contentLengths = 0
             while lineStart < bytes.count {
                 guard let lineEnd = bytes[lineStart...].firstIndex(of: 10), lineEnd > lineStart, bytes[lineEnd - 1] == 13 else {
                     return .unframed
                 }
                 let line = UnsafeRawBufferPointer(rebasing: bytes[lineStart..<(lineEnd - 1)])
                 lineStart = lineEnd + 1
-                if line.isEmpty { return lineStart == bytes.count ? .request(request) : .unframed }
+                if line.isEmpty {
+                    guard lineStart == bytes.count else { return .unframed }
+                    // Heads the decoder's side refuses (400) are its to answer: two `Content-Length`s (llhttp),
+                    // a missing, repeated or malformed `Host` (`HostFieldCheck`).
+                    if contentLengths > 1 || !HostField.accepts(hosts, isHTTP11: request.isHTTP11) { request.isAnswerable = false }
+                    return .request(request)
+                }
                 if isFirstLine {
                     isFirstLine = false
                     guard request.readRequestLine(line) else { return .unframed }
@@ -243,6 +251,9 @@ struct WireRequest {
                 switch field.name {
                 case .contentLength:
                     guard field.value == "0" else { return .unframed }
+                    contentLengths += 1
+                case WireRequest.host:
+                    hosts.append(field.value[...])
                 case .transferEncoding, .upgrade:
                     return .unframed
                 default:
@@ -270,7 +281,9 @@ struct WireRequest {
               let minor = version.last, minor == UInt8(ascii: "0") || minor == UInt8(ascii: "1") else { return false }
         let query = target.firstIndex(of: UInt8(ascii: "?")) ?? target.endIndex
         path = String(decoding: target[..<query], as: UTF8.self)
-        isAnswerable = minor == UInt8(ascii: "1") && target.first == UInt8(ascii: "/")
+        isHTTP11 = minor == UInt8(ascii: "1")
+        // A fragment is not sent in a target (llhttp splits it off; the router never sees it): the decoder's.
+        isAnswerable = isHTTP11 && target.first == UInt8(ascii: "/") && !target.contains(UInt8(ascii: "#"))
         return true
     }
 
@@ -285,6 +298,9 @@ struct WireRequest {
         guard let fieldName = HTTPField.Name(String(decoding: name, as: UTF8.self)) else { return nil }
         return HTTPField(name: fieldName, value: String(decoding: value, as: UTF8.self))
     }
+
+    /// HTTP types spell it `HTTPRequest.authority`; on the wire it is a field.
+    private static let host = HTTPField.Name("Host")!
 
     /// RFC 9110 `tchar`.
     private static func isTokenByte(_ byte: UInt8) -> Bool {

@@ -11,11 +11,16 @@ final class RequestHeadDeadline: ChannelDuplexHandler, RemovableChannelHandler {
     typealias OutboundOut = HTTPResponsePart
 
     private let timeout: TimeAmount
+    /// Told when the connection waits for a head and when it stops waiting (it may be closed at the limit).
+    private let connections: OpenConnections?
     private var timer: Scheduled<Void>?
     private var context: ChannelHandlerContext?
+    /// Whether the connection has waited for a head before (false: it is arriving).
+    private var armedBefore = false
 
-    init(timeout: TimeAmount) {
+    init(timeout: TimeAmount, connections: OpenConnections? = nil) {
         self.timeout = timeout
+        self.connections = connections
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -32,6 +37,7 @@ final class RequestHeadDeadline: ChannelDuplexHandler, RemovableChannelHandler {
         if case .head = unwrapInboundIn(data) {
             timer?.cancel()
             timer = nil
+            connections?.busy(context.channel)
         }
         context.fireChannelRead(data)
     }
@@ -48,6 +54,7 @@ final class RequestHeadDeadline: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
+        connections?.busy(context.channel)
         self.context = nil
         timer?.cancel()
         timer = nil
@@ -57,5 +64,7 @@ final class RequestHeadDeadline: ChannelDuplexHandler, RemovableChannelHandler {
         timer?.cancel()
         let channel = context.channel
         timer = context.eventLoop.scheduleTask(in: timeout) { channel.close(promise: nil) }
+        connections?.idle(channel, arriving: !armedBefore)
+        armedBefore = true
     }
 }

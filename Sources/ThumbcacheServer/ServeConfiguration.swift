@@ -25,6 +25,9 @@ public struct ServeConfiguration: Sendable {
     public var queue = 64
     public var timeout: Duration = .seconds(10)
     public var shutdownTimeout: Duration = .seconds(20)
+    /// After SIGTERM, how long new connections are still accepted and answered 503 (`/healthz` too, so a load
+    /// balancer sees the drain), before the server stops accepting and finishes what is in flight.
+    public var drainTimeout: Duration = .seconds(5)
     /// Enables `POST /admin/purge/<source>` with `Authorization: Bearer <token>`.
     public var adminToken: String?
     /// Enables `/demo`, its sample images and its reset route (and loopback sources, for the samples).
@@ -35,6 +38,9 @@ public struct ServeConfiguration: Sendable {
     /// Store origin answers that set a cookie (nginx's `proxy_ignore_headers Set-Cookie`); by default a shared
     /// cache does not (`CacheRole`). The cookie itself is never stored or passed on.
     public var ignoreSetCookie = false
+    /// 403s for refused sources say why in full, with the addresses the host resolved to (`ServeError`): for
+    /// debugging a source policy, never on a public server.
+    public var debugRefusals = false
     public var logFormat = LogFormat.text
     /// Open connections at most; more wait in the listen backlog.
     public var maxConnections = 1024
@@ -44,10 +50,32 @@ public struct ServeConfiguration: Sendable {
     /// response): a client that sends its headers slowly is cut.
     public var headerTimeout: Duration = .seconds(10)
 
+    /// Whether `MemoryHitWirePath` answers memory hits from the request's bytes; off only in tests, which compare
+    /// its answers with the decoder's.
+    var memoryHitWirePath = true
+
     /// The PSI file watched for memory pressure (the memory cache shrinks while it is high); nil: not watched.
     public var memoryPressureFile: String? = "/proc/pressure/memory"
 
     public init() {}
+
+    // The accepted range of each numeric setting: `thumbcache serve` checks its flags and variables against
+    // them (exit 64), `problem()` a configuration built in code.
+    public static let ports = 0...65535
+    public static let sizes = 1...ThumbnailRequest.maxSize
+    /// RFC 9111 §1.2.2: caches need not take a delta-seconds above 2^31.
+    public static let ttls = 0...2_147_483_647
+    public static let workerCounts = 1...4096
+    public static let queueLengths = 0...1_000_000
+    public static let connectionCounts = 1...1_000_000
+    /// Durations in seconds: at least a millisecond, below 31 years.
+    public static let seconds = 0.001...1e9
+
+    /// Whether `prefix` can be an `--allow-source` prefix: an http or https URL (`SourcePolicy` reads an
+    /// unparsable one as allowing nothing, which would refuse every source).
+    public static func isSourcePrefix(_ prefix: String) -> Bool {
+        (try? ThumbcacheRoutes.source(prefix)) != nil
+    }
 
     /// Why this configuration must not start, or nil.
     public func problem() -> String? {
@@ -55,9 +83,21 @@ public struct ServeConfiguration: Sendable {
             return "refusing to serve unsigned URLs on \(host): without --key anyone can use it as an open image proxy; "
                 + "set --key and --salt, bind to 127.0.0.1, or pass --allow-unsigned"
         }
-        if minTTL < 0 || maxTTL < minTTL { return "--min-ttl must be at least 0 and at most --max-ttl" }
-        if !(1...ThumbnailRequest.maxSize).contains(maxSize) { return "--max-size must be 1...\(ThumbnailRequest.maxSize)" }
-        if workers < 1 || queue < 0 { return "--workers must be at least 1 and --queue at least 0" }
+        if !Self.ports.contains(port) || !(metricsPort.map { Self.ports.contains($0) } ?? true) {
+            return "--port and --metrics-port must be \(Self.ports.lowerBound)-\(Self.ports.upperBound)"
+        }
+        if !Self.ttls.contains(minTTL) || !Self.ttls.contains(maxTTL) || maxTTL < minTTL {
+            return "--min-ttl and --max-ttl must be \(Self.ttls.lowerBound)-\(Self.ttls.upperBound), --min-ttl at most --max-ttl"
+        }
+        if !Self.sizes.contains(maxSize) { return "--max-size must be \(Self.sizes.lowerBound)-\(Self.sizes.upperBound)" }
+        if !Self.workerCounts.contains(workers) { return "--workers must be \(Self.workerCounts.lowerBound)-\(Self.workerCounts.upperBound)" }
+        if !Self.queueLengths.contains(queue) { return "--queue must be \(Self.queueLengths.lowerBound)-\(Self.queueLengths.upperBound)" }
+        if !Self.connectionCounts.contains(maxConnections) {
+            return "--max-connections must be \(Self.connectionCounts.lowerBound)-\(Self.connectionCounts.upperBound)"
+        }
+        if let prefix = allowedSources.first(where: { !Self.isSourcePrefix($0) }) {
+            return "--allow-source \(prefix): must be an http or https URL prefix"
+        }
         if adminToken?.isEmpty == true { return "--admin-token must not be empty" }
         if demo && !allowLoopbackSources && !Self.isLoopback(host) {
             // The demo fetches its samples from this server over loopback, which opens loopback sources.

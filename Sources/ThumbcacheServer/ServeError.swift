@@ -35,12 +35,16 @@ public struct ServeError: Error, Sendable, Equatable {
         ServeError(status: .gatewayTimeout, code: "timeout", message: "no thumbnail within the request deadline of \(timeout)")
     }
 
-    /// The pipeline's failures, by case: each status in the README's table.
-    public init(_ error: PipelineError) {
+    /// The pipeline's failures, by case: each status in the README's table. `revealingRefusals`
+    /// (`--debug-refusals`): a refused source's message says why in full, addresses included (see
+    /// `refusalMessage`).
+    public init(_ error: PipelineError, revealingRefusals: Bool = false) {
         let message = error.description
         switch error {
         case .invalidSource, .invalidSize:
             self.init(status: .badRequest, code: "bad_source", message: message)
+        case .sourceRefused(let url, let reason) where !revealingRefusals:
+            self.init(status: .forbidden, code: "source_refused", message: Self.refusalMessage(url: url, reason: reason))
         case .sourceRefused, .fileNotFound, .fileUnreadable:
             self.init(status: .forbidden, code: "source_refused", message: message)
         case .httpStatus(_, let status) where (400..<500).contains(status):
@@ -68,6 +72,23 @@ public struct ServeError: Error, Sendable, Equatable {
         }
     }
 
+    /// A refusal as a public server says it: refused, and the kind of reason, never the addresses a host resolved
+    /// to (which would make the server a DNS oracle for names only its own resolver sees). The pipeline's reason is
+    /// free text (`SourcePolicy`, `HTTPFetcher`), so it is classified by its wording; anything not recognised is
+    /// said as the address refusal, which names nothing.
+    static func refusalMessage(url: String, reason: String) -> String {
+        let kind = if reason.contains("which origins read differently") {
+            "its path has an escaped slash or backslash, a dot segment with parameters or a NUL, which origins read differently"
+        } else if reason.contains("allowed source prefix") {
+            "it is not under an allowed source prefix"
+        } else if reason.contains("scheme is refused") {
+            "it redirects to a scheme other than http or https"
+        } else {
+            "its host is not a public address (loopback, private and other non-public addresses are refused)"
+        }
+        return "refused source \(url): \(reason.hasPrefix("its redirect to") ? "a redirect: " : "")\(kind)"
+    }
+
     /// The refusal reason for metrics (`thumbcache_refusals_total{reason}`), nil for errors that are not refusals.
     var refusalReason: String? {
         switch status {
@@ -85,7 +106,8 @@ public struct ServeError: Error, Sendable, Equatable {
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))
     }
 
-    static func json(_ object: [String: String]) -> String {
+    /// `object` (strings and booleans) as JSON, keys sorted.
+    static func json(_ object: [String: Any]) -> String {
         let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
         return String(decoding: data, as: UTF8.self)
     }

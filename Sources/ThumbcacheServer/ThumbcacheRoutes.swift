@@ -11,7 +11,8 @@ import ThumbcacheKit
 ///
 /// - `GET|HEAD /<signature>/<size>/<fit>/<source>[.<format>]`: a thumbnail (see `ThumbnailPath`); without a
 ///   format, one negotiated from `Accept` (see `AcceptNegotiation`), sent with `Vary: Accept`.
-/// - `GET /healthz`: `ok`, or 503 while stopping. `GET /metrics`: Prometheus text (unless moved to its own port).
+/// - `GET|HEAD /healthz`: `ok`, or 503 while stopping. `GET|HEAD /metrics`: Prometheus text (unless moved to its own
+///   port).
 /// - `POST /admin/purge/<source>` with `Authorization: Bearer <token>`, only with an admin token.
 /// - `/demo…`, only with `demo` (see `DemoPage`).
 public final class ThumbcacheRoutes: Sendable {
@@ -32,6 +33,8 @@ public final class ThumbcacheRoutes: Sendable {
         let source: ImageSource
     }
     let accessLog: AccessLog
+    /// The connections of `thumbcache serve`'s main server, against `--max-connections` (`ThumbcacheService`).
+    let connections: OpenConnections
     /// How many answers `MemoryHitFastPath` sent (for tests; an atomic, not a lock, on the hit path).
     let fastPathAnswers = Atomic<Int>(0)
     /// How many of those `MemoryHitWirePath` sent, from the request's bytes (for tests).
@@ -46,6 +49,7 @@ public final class ThumbcacheRoutes: Sendable {
         signer = URLSigner(key: configuration.key, salt: configuration.salt)
         responder = ThumbnailResponder(minTTL: configuration.minTTL, maxTTL: configuration.maxTTL)
         accessLog = AccessLog(format: configuration.logFormat, metrics: metrics)
+        connections = OpenConnections(maximum: configuration.maxConnections)
     }
 
     /// From now on, health checks and new thumbnail requests get 503 (in-flight ones finish).
@@ -54,8 +58,8 @@ public final class ThumbcacheRoutes: Sendable {
 
     public func register<Context: RequestContext>(on router: Router<Context>, metricsRoute: Bool = true) {
         router.add(middleware: AccessLogMiddleware<Context>(log: accessLog))
-        router.get("healthz") { _, _ in self.health() }
-        if metricsRoute { router.get("metrics") { _, _ in self.metricsResponse() } }
+        Self.getAndHead(router, "healthz") { self.health() }
+        if metricsRoute { Self.getAndHead(router, "metrics") { self.metricsResponse() } }
         if configuration.adminToken != nil {
             router.post("admin/purge/:source") { request, context in
                 self.purge(request, source: context.parameters.get("source") ?? "")
@@ -65,17 +69,30 @@ public final class ThumbcacheRoutes: Sendable {
         router.get("**") { request, context in
             await self.thumbnail(request, segments: context.parameters.getCatchAll())
         }
-        // Hummingbird derives HEAD from GET for other routes, not for this catch-all.
+        // HEAD of a thumbnail: its GET's answer without the body.
         router.head("**") { request, context in
-            let response = await self.thumbnail(request, segments: context.parameters.getCatchAll())
-            return Response(status: response.status, headers: response.headers)
+            Self.headAnswer(await self.thumbnail(request, segments: context.parameters.getCatchAll()))
         }
+    }
+
+    /// GET and HEAD of a fixed path (Hummingbird answers a HEAD without its own route 404).
+    private static func getAndHead<Context: RequestContext>(_ router: Router<Context>, _ path: RouterPath,
+                                                            _ response: @escaping @Sendable () -> Response) {
+        router.get(path) { _, _ in response() }
+        router.head(path) { _, _ in headAnswer(response()) }
+    }
+
+    /// A GET's answer as HEAD's: the same status and headers, with the length the body would have had.
+    static func headAnswer(_ response: Response) -> Response {
+        var headers = response.headers
+        if headers[.contentLength] == nil, let length = response.body.contentLength { headers[.contentLength] = String(length) }
+        return Response(status: response.status, headers: headers)
     }
 
     /// The routes of a separate metrics port.
     public func registerMetrics<Context: RequestContext>(on router: Router<Context>) {
-        router.get("metrics") { _, _ in self.metricsResponse() }
-        router.get("healthz") { _, _ in self.health() }
+        Self.getAndHead(router, "metrics") { self.metricsResponse() }
+        Self.getAndHead(router, "healthz") { self.health() }
     }
 
     // MARK: - Handlers
@@ -129,9 +146,10 @@ public final class ThumbcacheRoutes: Sendable {
     /// it from the event loop, and everything else goes through the router, which answers the same.
     func memoryHitAnswer(method: HTTPRequest.Method, path: String, headers: HTTPFields) -> ThumbnailAnswer? {
         let started = ContinuousClock.now
-        // `Connection: close` is Hummingbird's to honour (it closes after the answer).
+        // `Connection: close` is Hummingbird's to honour (it closes after the answer); so is a list too long to
+        // read whole (`HeaderList`), which might name it further on.
         guard method == .get || method == .head, !isStopping,
-              headers[.connection].map({ $0.lowercased().contains("close") }) != true else { return nil }
+              headers[.connection].map({ HeaderList.containsToken($0, "close") != false }) != true else { return nil }
         guard let checked = checkedPath(path) else { return nil }
         let (parsed, source) = (checked.path, checked.source)
         let format = parsed.format ?? AcceptNegotiation(headers[.accept]).format
@@ -179,7 +197,7 @@ public final class ThumbcacheRoutes: Sendable {
         } catch let error as ServeError {
             throw error
         } catch let error as PipelineError {
-            throw ServeError(error)
+            throw ServeError(error, revealingRefusals: configuration.debugRefusals)
         } catch {
             throw ServeError(status: .internalServerError, code: "internal", message: "\(error)")
         }
@@ -215,15 +233,25 @@ public final class ThumbcacheRoutes: Sendable {
     }
 
     func purge(_ request: Request, source encoded: String) -> Response {
-        let expected = Data(("Bearer " + (configuration.adminToken ?? "")).utf8)
-        let given = Data((request.headers[.authorization] ?? "").utf8)
+        let expected = Data((configuration.adminToken ?? "").utf8)
+        let given = Data((Self.bearerToken(request.headers[.authorization]) ?? "").utf8)
         // Compared as MACs of both, so the comparison takes the same time wherever they differ.
         let key = SymmetricKey(size: .bits256)
-        guard HMAC<SHA256>.isValidAuthenticationCode(HMAC<SHA256>.authenticationCode(for: expected, using: key),
+        guard configuration.adminToken != nil,
+              HMAC<SHA256>.isValidAuthenticationCode(HMAC<SHA256>.authenticationCode(for: expected, using: key),
                                                      authenticating: given, using: key) else {
             return ServeError(status: .unauthorized, code: "unauthorized", message: "purge needs Authorization: Bearer <admin token>").response
         }
         return purge(encodedSource: encoded)
+    }
+
+    /// The token of `Authorization: Bearer <token>`, or nil. The scheme is case-insensitive (RFC 9110 §11.1), and
+    /// one or more spaces may follow it.
+    static func bearerToken(_ header: String?) -> Substring? {
+        guard let header, let space = header.utf8.firstIndex(of: 32),
+              header[..<space].lowercased() == "bearer" else { return nil }
+        let token = HeaderList.trimmed(header[space...])
+        return token.isEmpty ? nil : token
     }
 
     /// Removes the source's entry (original and every thumbnail) from disk and memory.
@@ -235,7 +263,7 @@ public final class ThumbcacheRoutes: Sendable {
             let source = try Self.source(text)
             let removed: Bool
             do { removed = try pipeline.remove(source: source) } catch { throw ServeError(error) }
-            let body = ServeError.json(["source": source.normalized, "removed": removed ? "true" : "false"])
+            let body = ServeError.json(["source": source.normalized, "removed": removed])
             return Response(status: .ok, headers: [.contentType: "application/json", .cacheControl: "no-store"],
                             body: .init(byteBuffer: ByteBuffer(string: body)))
         } catch {

@@ -8,8 +8,10 @@ import ThumbcacheKit
 import UnixSignals
 
 /// `thumbcache serve`: the routes on a Hummingbird server (plus a metrics server with `metricsPort`) in a
-/// `ServiceGroup`. On SIGTERM or SIGINT, health checks turn 503, the server stops accepting and finishes
-/// the requests in flight within `shutdownTimeout`, then the render workers stop and the cache closes.
+/// `ServiceGroup`. On SIGTERM or SIGINT, health checks and new thumbnail requests turn 503 (with
+/// `Connection: close`) while the server still accepts for `drainTimeout`, so a load balancer sees the drain
+/// rather than refused connections; then it stops accepting and finishes the requests in flight within
+/// `shutdownTimeout`, the render workers stop and the cache closes.
 public struct ThumbcacheService: Sendable {
     public let routes: ThumbcacheRoutes
     private let logger: Logger
@@ -47,16 +49,18 @@ public struct ThumbcacheService: Sendable {
         // path tells it of its own): Hummingbird's idle timer does not see the memory-hit answers, so it would
         // close busy connections.
         let headDeadline = TimeAmount.nanoseconds(min(configuration.headerTimeout, configuration.idleTimeout).nanoseconds)
+        let connections = routes.connections
         let app = Application(
             router: router,
             server: .http1(configuration: .init(additionalChannelHandlers: [
-                HTTP10ConnectionClose.Installer(), RequestHeadDeadline(timeout: headDeadline),
+                HTTP10ConnectionClose.Installer(), RequestHeadDeadline(timeout: headDeadline, connections: connections),
                 routes.memoryHitHandler(serverName: Self.serverName),
             ], idleTimeout: nil)),
             configuration: .init(address: .hostname(ServeConfiguration.bindAddress(configuration.host), port: configuration.port), serverName: Self.serverName,
-                                 availableConnectionsDelegate: MaximumAvailableConnections(configuration.maxConnections)),
+                                 availableConnectionsDelegate: OpenConnections.Delegate(connections: connections)),
             onServerRunning: { channel in await onListening(channel.localAddress?.port ?? 0) }, logger: logger)
-        var services: [any Service] = [PipelineCloser(routes: routes), app]
+        var services: [any Service] = [PipelineCloser(routes: routes)]
+        // Before the main server in the group, so stopped after it: its /healthz says 503 through the drain.
         if let metricsPort = configuration.metricsPort {
             let metricsRouter = Router()
             routes.registerMetrics(on: metricsRouter)
@@ -64,24 +68,46 @@ public struct ThumbcacheService: Sendable {
                 router: metricsRouter, configuration: .init(address: .hostname(ServeConfiguration.bindAddress(configuration.host), port: metricsPort)),
                 onServerRunning: { channel in await onListening(channel.localAddress?.port ?? 0) }, logger: logger))
         }
+        services.append(Draining(server: app, routes: routes, drain: configuration.drainTimeout, logger: logger))
         if let file = configuration.memoryPressureFile {
             services.append(MemoryPressureMonitor(cache: routes.pipeline.memory, pressureFile: URL(fileURLWithPath: file)))
         }
-        services.append(StopMarker(routes: routes))
         var groupConfiguration = ServiceGroupConfiguration(
             services: services.map { .init(service: $0) }, gracefulShutdownSignals: gracefulShutdownSignals, logger: logger)
-        groupConfiguration.maximumGracefulShutdownDuration = configuration.shutdownTimeout
+        groupConfiguration.maximumGracefulShutdownDuration = configuration.drainTimeout + configuration.shutdownTimeout
         try await ServiceGroup(configuration: groupConfiguration).run()
     }
 }
 
-/// Last in the group, so the first to hear of the shutdown: health checks say 503 from then on.
-private struct StopMarker: Service {
+/// The main server, told of the shutdown `drain` after the group is: meanwhile it still accepts, and the routes
+/// answer 503 (`beginStopping`). The server runs in a group of its own, in a detached task: a group run inside
+/// another hears the outer one's shutdown through task-locals, and would stop accepting at once.
+private struct Draining: Service {
+    let server: any Service
     let routes: ThumbcacheRoutes
+    let drain: Duration
+    let logger: Logger
 
     func run() async throws {
-        try? await gracefulShutdown()
-        routes.beginStopping()
+        let group = ServiceGroup(configuration: .init(services: [.init(service: server)], logger: logger))
+        enum Ended { case server, drained }
+        try await withThrowingTaskGroup(of: Ended.self) { tasks in
+            tasks.addTask {
+                let server = Task.detached { try await group.run() }
+                try await withTaskCancellationHandler { try await server.value } onCancel: { server.cancel() }
+                return .server
+            }
+            tasks.addTask {
+                try await gracefulShutdown()  // throws when cancelled
+                routes.beginStopping()
+                try? await Task.sleep(for: drain)
+                await group.triggerGracefulShutdown()
+                return .drained
+            }
+            // Drained: the server finishes its requests. A server that ended by itself: no shutdown to wait for.
+            if try await tasks.next() == .drained { _ = try await tasks.next() }
+            tasks.cancelAll()
+        }
     }
 }
 

@@ -2,35 +2,71 @@ import ArgumentParser
 import Foundation
 
 /// `thumbcache serve`'s flags fall back to `THUMBCACHE_<FLAG>` variables (a container sets its
-/// configuration that way): the flag wins when both are given.
+/// configuration that way): the flag wins when both are given. A value that is not of the flag's kind or
+/// range is a usage error (exit 64) naming the flag or the variable it came from: a server must not start
+/// with a setting that means something else than was written.
 enum EnvironmentFallback {
+    /// A value and where it came from.
+    struct Given<T> {
+        var value: T
+        /// `--port 83617` or `THUMBCACHE_PORT=83617`, for messages.
+        var origin: String
+
+        /// The usage error for this value: `<origin>: <problem>`.
+        func failure(_ problem: String) -> Console.Failure {
+            Console.Failure(description: "\(origin): \(problem)", exitCode: Console.Status.usage)
+        }
+    }
+
     static func variable(for flag: String) -> String {
         "THUMBCACHE_" + flag.uppercased().replacingOccurrences(of: "-", with: "_")
     }
 
     /// The flag's value, else the variable's, parsed as the flag would be (a bad value is a usage error).
-    static func value<T: ExpressibleByArgument>(_ given: T?, flag: String) throws -> T? {
-        if let given { return given }
+    static func given<T: ExpressibleByArgument>(_ given: T?, flag: String) throws -> Given<T>? {
+        if let given { return Given(value: given, origin: "--\(flag) \(given)") }
         let name = variable(for: flag)
         guard let text = ProcessInfo.processInfo.environment[name], !text.isEmpty else { return nil }
         guard let value = T(argument: text) else {
             throw Console.Failure(description: "\(name)=\(text) is not a valid value for --\(flag)", exitCode: Console.Status.usage)
         }
-        return value
+        return Given(value: value, origin: "\(name)=\(text)")
     }
 
-    /// A flag given, or its variable set to 1, true or yes.
-    static func flag(_ given: Bool, flag: String) -> Bool {
+    static func value<T: ExpressibleByArgument>(_ given: T?, flag: String) throws -> T? {
+        try self.given(given, flag: flag)?.value
+    }
+
+    /// As `value`, and within `range` (a usage error naming the range otherwise).
+    static func value<T: ExpressibleByArgument & Comparable>(_ given: T?, flag: String, in range: ClosedRange<T>) throws -> T? {
+        guard let found = try self.given(given, flag: flag) else { return nil }
+        guard range.contains(found.value) else {
+            throw found.failure("--\(flag) must be \(range.lowerBound)-\(range.upperBound)")
+        }
+        return found.value
+    }
+
+    /// A flag given, or its variable set to a boolean: 1/0, true/false, yes/no, on/off, in any case (anything
+    /// else is a usage error: a typo must not silently mean off).
+    static func flag(_ given: Bool, flag: String) throws -> Bool {
         if given { return true }
-        let text = ProcessInfo.processInfo.environment[variable(for: flag)]?.lowercased() ?? ""
-        return ["1", "true", "yes"].contains(text)
+        let name = variable(for: flag)
+        guard let text = ProcessInfo.processInfo.environment[name], !text.isEmpty else { return false }
+        switch text.lowercased() {
+        case "1", "true", "yes", "on": return true
+        case "0", "false", "no", "off": return false
+        default:
+            throw Console.Failure(description: "\(name)=\(text): must be 1/0, true/false, yes/no or on/off (--\(flag))",
+                                  exitCode: Console.Status.usage)
+        }
     }
 
-    /// A repeatable option, else its variable split at commas and spaces.
-    static func list(_ given: [String], flag: String) -> [String] {
-        if !given.isEmpty { return given }
-        let text = ProcessInfo.processInfo.environment[variable(for: flag)] ?? ""
-        return text.split(whereSeparator: { $0 == "," || $0 == " " }).map(String.init)
+    /// A repeatable option, else its variable split at commas and spaces; each with where it came from.
+    static func list(_ given: [String], flag: String) -> [Given<String>] {
+        if !given.isEmpty { return given.map { Given(value: $0, origin: "--\(flag) \($0)") } }
+        let name = variable(for: flag)
+        let text = ProcessInfo.processInfo.environment[name] ?? ""
+        return text.split(whereSeparator: { $0 == "," || $0 == " " }).map { Given(value: String($0), origin: "\(name) item \($0)") }
     }
 
     /// "(env THUMBCACHE_X)" for the help text.

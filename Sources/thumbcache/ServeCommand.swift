@@ -95,6 +95,16 @@ struct ServeCommand: AsyncParsableCommand {
         "Cache origin answers that set a cookie (by default they are served but not stored, as nginx does).", flag: "ignore-set-cookie")))
     var ignoreSetCookie = false
 
+    @Flag(help: ArgumentHelp(EnvironmentFallback.help(
+        "403s for refused sources name the addresses the host resolved to (debugging only: it makes the server a DNS oracle).",
+        flag: "debug-refusals")))
+    var debugRefusals = false
+
+    @Option(help: ArgumentHelp(EnvironmentFallback.help(
+        "Seconds after SIGTERM during which new connections are still accepted and answered 503 (/healthz too) before the server stops accepting; 0: at once (default: 5).",
+        flag: "drain-timeout")))
+    var drainTimeout: Double?
+
     @Option(help: ArgumentHelp(EnvironmentFallback.help("Access log format: text or json (default: text).", flag: "log-format")))
     var logFormat: String?
 
@@ -136,10 +146,9 @@ struct ServeCommand: AsyncParsableCommand {
             pipelineConfiguration.cacheDirectory = URL(fileURLWithPath: directory)
         }
         fetch.apply(to: &pipelineConfiguration)
-        if let size = try EnvironmentFallback.value(memoryCacheSize, flag: "memory-cache-size") {
-            guard let bytes = try? ByteCount(parsing: size) else {
-                throw Console.Failure(description: "--memory-cache-size \(size) is not a size", exitCode: Console.Status.usage)
-            }
+        if let size = try EnvironmentFallback.given(memoryCacheSize, flag: "memory-cache-size") {
+            let bytes: ByteCount
+            do { bytes = try ByteCount(parsing: size.value) } catch { throw size.failure("--memory-cache-size must be a size: \(error)") }
             pipelineConfiguration.memoryLimits = .init(totalCost: Int(bytes.bytes))
         } else {
             pipelineConfiguration.memoryLimits = .init(totalCost: CgroupMemoryLimit.suggestedCacheSize(limit: CgroupMemoryLimit.read()))
@@ -154,61 +163,60 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     func serveConfiguration() throws -> ServeConfiguration {
+        typealias Limits = ServeConfiguration
         var configuration = ServeConfiguration()
         configuration.host = try EnvironmentFallback.value(host, flag: "host") ?? configuration.host
-        configuration.port = try EnvironmentFallback.value(port, flag: "port") ?? configuration.port
-        configuration.metricsPort = try EnvironmentFallback.value(metricsPort, flag: "metrics-port")
-        if let key = try EnvironmentFallback.value(key, flag: "key") {
-            guard let bytes = URLSigner.bytes(fromHex: key), !bytes.isEmpty else {
-                throw Console.Failure(description: "--key must be hex digits", exitCode: Console.Status.usage)
-            }
+        configuration.port = try EnvironmentFallback.value(port, flag: "port", in: Limits.ports) ?? configuration.port
+        configuration.metricsPort = try EnvironmentFallback.value(metricsPort, flag: "metrics-port", in: Limits.ports)
+        if let key = try EnvironmentFallback.given(key, flag: "key") {
+            guard let bytes = URLSigner.bytes(fromHex: key.value), !bytes.isEmpty else { throw key.failure("--key must be hex digits") }
             configuration.key = bytes
         }
-        if let salt = try EnvironmentFallback.value(salt, flag: "salt") {
-            guard let bytes = URLSigner.bytes(fromHex: salt) else {
-                throw Console.Failure(description: "--salt must be hex digits", exitCode: Console.Status.usage)
-            }
+        if let salt = try EnvironmentFallback.given(salt, flag: "salt") {
+            guard let bytes = URLSigner.bytes(fromHex: salt.value) else { throw salt.failure("--salt must be hex digits") }
             configuration.salt = bytes
         }
-        configuration.allowUnsigned = EnvironmentFallback.flag(allowUnsigned, flag: "allow-unsigned")
-        configuration.maxSize = try EnvironmentFallback.value(maxSize, flag: "max-size") ?? configuration.maxSize
-        configuration.minTTL = try EnvironmentFallback.value(minTtl, flag: "min-ttl") ?? configuration.minTTL
-        configuration.maxTTL = try EnvironmentFallback.value(maxTtl, flag: "max-ttl") ?? configuration.maxTTL
-        configuration.workers = try EnvironmentFallback.value(workers, flag: "workers") ?? configuration.workers
-        configuration.queue = try EnvironmentFallback.value(queue, flag: "queue") ?? configuration.queue
-        if let seconds = try EnvironmentFallback.value(timeout, flag: "timeout") { configuration.timeout = try Self.duration(seconds, "timeout") }
-        if let seconds = try EnvironmentFallback.value(shutdownTimeout, flag: "shutdown-timeout") {
-            configuration.shutdownTimeout = try Self.duration(seconds, "shutdown-timeout")
-        }
-        if let seconds = try EnvironmentFallback.value(idleTimeout, flag: "idle-timeout") {
-            configuration.idleTimeout = try Self.duration(seconds, "idle-timeout")
-        }
-        if let seconds = try EnvironmentFallback.value(headerTimeout, flag: "header-timeout") {
-            configuration.headerTimeout = try Self.duration(seconds, "header-timeout")
-        }
+        configuration.allowUnsigned = try EnvironmentFallback.flag(allowUnsigned, flag: "allow-unsigned")
+        configuration.maxSize = try EnvironmentFallback.value(maxSize, flag: "max-size", in: Limits.sizes) ?? configuration.maxSize
+        configuration.minTTL = try EnvironmentFallback.value(minTtl, flag: "min-ttl", in: Limits.ttls) ?? configuration.minTTL
+        configuration.maxTTL = try EnvironmentFallback.value(maxTtl, flag: "max-ttl", in: Limits.ttls) ?? configuration.maxTTL
+        configuration.workers = try EnvironmentFallback.value(workers, flag: "workers", in: Limits.workerCounts) ?? configuration.workers
+        configuration.queue = try EnvironmentFallback.value(queue, flag: "queue", in: Limits.queueLengths) ?? configuration.queue
+        configuration.maxConnections = try EnvironmentFallback.value(maxConnections, flag: "max-connections", in: Limits.connectionCounts)
+            ?? configuration.maxConnections
+        configuration.timeout = try Self.duration(timeout, "timeout") ?? configuration.timeout
+        configuration.shutdownTimeout = try Self.duration(shutdownTimeout, "shutdown-timeout") ?? configuration.shutdownTimeout
+        configuration.idleTimeout = try Self.duration(idleTimeout, "idle-timeout") ?? configuration.idleTimeout
+        configuration.headerTimeout = try Self.duration(headerTimeout, "header-timeout") ?? configuration.headerTimeout
+        configuration.drainTimeout = try Self.duration(drainTimeout, "drain-timeout", allowingZero: true) ?? configuration.drainTimeout
         if let file = try EnvironmentFallback.value(memoryPressureFile, flag: "memory-pressure-file") {
             configuration.memoryPressureFile = file.isEmpty ? nil : file
         }
         configuration.adminToken = try EnvironmentFallback.value(adminToken, flag: "admin-token")
-        configuration.demo = EnvironmentFallback.flag(demo, flag: "demo")
-        configuration.allowedSources = EnvironmentFallback.list(allowSources, flag: "allow-source")
-        configuration.allowLoopbackSources = EnvironmentFallback.flag(allowLoopbackSources, flag: "allow-loopback-sources")
-        configuration.allowPrivateSources = EnvironmentFallback.flag(allowPrivateSources, flag: "allow-private-sources")
-        configuration.ignoreSetCookie = EnvironmentFallback.flag(ignoreSetCookie, flag: "ignore-set-cookie")
-        if let format = try EnvironmentFallback.value(logFormat, flag: "log-format") {
-            guard let parsed = ServeConfiguration.LogFormat(rawValue: format) else {
-                throw Console.Failure(description: "--log-format must be text or json", exitCode: Console.Status.usage)
-            }
+        configuration.demo = try EnvironmentFallback.flag(demo, flag: "demo")
+        let prefixes = EnvironmentFallback.list(allowSources, flag: "allow-source")
+        if let bad = prefixes.first(where: { !ServeConfiguration.isSourcePrefix($0.value) }) {
+            throw bad.failure("--allow-source must be an http or https URL prefix, e.g. https://img.example.com/photos/")
+        }
+        configuration.allowedSources = prefixes.map(\.value)
+        configuration.allowLoopbackSources = try EnvironmentFallback.flag(allowLoopbackSources, flag: "allow-loopback-sources")
+        configuration.allowPrivateSources = try EnvironmentFallback.flag(allowPrivateSources, flag: "allow-private-sources")
+        configuration.debugRefusals = try EnvironmentFallback.flag(debugRefusals, flag: "debug-refusals")
+        configuration.ignoreSetCookie = try EnvironmentFallback.flag(ignoreSetCookie, flag: "ignore-set-cookie")
+        if let format = try EnvironmentFallback.given(logFormat, flag: "log-format") {
+            guard let parsed = ServeConfiguration.LogFormat(rawValue: format.value) else { throw format.failure("--log-format must be text or json") }
             configuration.logFormat = parsed
         }
-        configuration.maxConnections = try EnvironmentFallback.value(maxConnections, flag: "max-connections") ?? configuration.maxConnections
         return configuration
     }
 
-    private static func duration(_ seconds: Double, _ flag: String) throws -> Duration {
-        guard seconds.isFinite, seconds > 0, seconds < 1e9 else {
-            throw Console.Failure(description: "--\(flag) must be a positive number of seconds", exitCode: Console.Status.usage)
+    /// Seconds from a flag or its variable, within `ServeConfiguration.seconds` (or 0, with `allowingZero`).
+    private static func duration(_ given: Double?, _ flag: String, allowingZero: Bool = false) throws -> Duration? {
+        guard let seconds = try EnvironmentFallback.given(given, flag: flag) else { return nil }
+        let range = ServeConfiguration.seconds
+        guard seconds.value.isFinite, range.contains(seconds.value) || (allowingZero && seconds.value == 0) else {
+            throw seconds.failure("--\(flag) must be \(allowingZero ? 0 : range.lowerBound)-\(Int(range.upperBound)) seconds")
         }
-        return .milliseconds(Int64(seconds * 1000))
+        return .milliseconds(Int64(seconds.value * 1000))
     }
 }

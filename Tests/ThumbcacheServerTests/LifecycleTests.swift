@@ -58,7 +58,7 @@ import ThumbcacheKit
         #expect(try await server.request(purge, method: .POST).status == 401)
         #expect(try await server.request(purge, method: .POST, headers: [("Authorization", "Bearer wrong")]).status == 401)
         let done = try await server.request(purge, method: .POST, headers: [("Authorization", "Bearer s3cret")])
-        #expect(done.status == 200 && done.json["removed"] == "true")
+        #expect(done.status == 200 && done.jsonObject["removed"] as? Bool == true)
         #expect(try await server.routes.pipeline.info(for: ImageSource(origin.url("/a.jpg"))) == nil, "gone from disk")
         #expect(try await server.request(path).header("X-Thumbcache") == "network", "gone from memory")
         #expect(origin.count("/a.jpg") == 2)
@@ -99,6 +99,35 @@ import ThumbcacheKit
         await reopened.close()
         child.removeCache()
         await origin.stop()
+    }
+
+    /// After SIGTERM the server still accepts for `--drain-timeout`: a new connection's /healthz gets 503 and a
+    /// thumbnail 503, each with `Connection: close`, so a load balancer sees the drain instead of refused
+    /// connections. Polled until the signal is handled (200 before it); a refused connection fails the test.
+    @Test func afterSigtermNewConnectionsSeeTheDrain() async throws {
+        let child = try ServeProcess(arguments: ["--drain-timeout", "600"])
+        defer { child.removeCache() }
+        let port = try await child.port()
+        let health = "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+        #expect(try await RawConnection.exchange(port, health) { $0.hasSuffix("ok\n") }.text.hasPrefix("HTTP/1.1 200"))
+        kill(child.process.processIdentifier, SIGTERM)
+        var draining = ""
+        for _ in 0..<600 {
+            let answer = try await RawConnection.exchange(port, health) { $0.hasSuffix("\r\n\r\nok\n") }  // a 503 reads to the close
+            if answer.text.hasPrefix("HTTP/1.1 503") {
+                draining = answer.text
+                #expect(answer.closed, "closed after the answer")
+                break
+            }
+            #expect(answer.text.hasPrefix("HTTP/1.1 200"), "\(answer.text.prefix(100))")
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        #expect(draining.contains("Connection: close") && draining.hasSuffix("stopping\n"), "\(draining)")
+        let thumbnail = "GET /unsafe/64/contain/\(Base64URL.encode("http://127.0.0.1:9/a.jpg")) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+        let refused = try await RawConnection.exchange(port, thumbnail)
+        #expect(refused.text.hasPrefix("HTTP/1.1 503") && refused.text.contains("Connection: close") && refused.closed, "\(refused.text)")
+        kill(child.process.processIdentifier, SIGKILL)
+        _ = await child.exitStatus()
     }
 
     /// kill -9 under load, then a new process on the same cache serves what was stored, from disk.

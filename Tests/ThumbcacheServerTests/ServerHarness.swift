@@ -21,6 +21,10 @@ final class ServerHarness: Sendable {
         var json: [String: String] {
             (try? JSONSerialization.jsonObject(with: body) as? [String: String]) ?? [:]
         }
+        /// The body as a JSON object of any values.
+        var jsonObject: [String: Any] {
+            (try? JSONSerialization.jsonObject(with: body) as? [String: Any]) ?? [:]
+        }
         var imageSize: (width: Int, height: Int)? {
             (try? ImageDecoder.probe(body)).map { ($0.orientedWidth, $0.orientedHeight) }
         }
@@ -29,6 +33,8 @@ final class ServerHarness: Sendable {
     let service: ThumbcacheService
     let directory: URL
     let port: Int
+    /// The separate metrics port, when the configuration has one.
+    let metricsPort: Int?
     private let task: Task<Void, any Error>
 
     init(directory: URL? = nil, configure: (inout ServeConfiguration) -> Void = { _ in },
@@ -51,6 +57,7 @@ final class ServerHarness: Sendable {
         task = Task { try await service.run(gracefulShutdownSignals: []) { continuation.yield($0) } }
         var iterator = ports.makeAsyncIterator()
         port = await iterator.next() ?? 0
+        metricsPort = configuration.metricsPort == nil ? nil : await iterator.next()
     }
 
     var routes: ThumbcacheRoutes { service.routes }

@@ -1,0 +1,84 @@
+import Foundation
+import Testing
+
+/// `thumbcache serve`'s settings: a value out of its range or not of its kind is a usage error (exit 64, one
+/// line naming the flag or the variable and what is allowed), never a server that runs with another meaning.
+/// Every run here has an unusable cache directory: a configuration wrongly accepted fails opening it (exit 8)
+/// before anything binds, so no test can start a server or hang.
+struct ServeConfigurationTests {
+    static let base = ["serve", "--cache-dir", "/dev/null/not-a-directory"]
+
+    static func run(_ arguments: [String], _ environment: [String: String] = [:]) throws -> (status: Int32, stderr: String) {
+        let run = try ServeProcess.run(base + arguments, environment: environment)
+        return (run.status, run.stderr)
+    }
+
+    /// (flag, bad value, what the message must name as allowed).
+    static let outOfRange: [(String, String, String)] = [
+        ("port", "83617", "0-65535"), ("port", "65536", "0-65535"),
+        ("metrics-port", "70000", "0-65535"),
+        ("max-connections", "0", "1-1000000"),
+        ("workers", "0", "1-4096"),
+        ("queue", "1000001", "0-1000000"),
+        ("max-size", "0", "1-"),
+        ("min-ttl", "-5", "0-2147483647"), ("max-ttl", "2147483648", "0-2147483647"),
+        ("timeout", "0", "seconds"), ("idle-timeout", "nan", "seconds"), ("header-timeout", "1e12", "seconds"),
+        ("shutdown-timeout", "-1", "seconds"), ("drain-timeout", "-1", "seconds"),
+        ("memory-cache-size", "lots", "size"),
+        ("log-format", "xml", "text or json"),
+    ]
+
+    @Test(arguments: outOfRange)
+    func aFlagOutOfRangeIsAUsageError(_ flag: String, _ value: String, _ allowed: String) throws {
+        let run = try Self.run(["--\(flag)=\(value)"])
+        #expect(run.status == 64, "--\(flag) \(value): \(run.status) \(run.stderr)")
+        #expect(run.stderr.contains("--\(flag)") && run.stderr.contains(allowed), "\(run.stderr)")
+        #expect(run.stderr.trimmingCharacters(in: .newlines).split(separator: "\n").count == 1, "one line: \(run.stderr)")
+    }
+
+    @Test(arguments: outOfRange)
+    func aVariableOutOfRangeIsAUsageError(_ flag: String, _ value: String, _ allowed: String) throws {
+        let name = "THUMBCACHE_" + flag.uppercased().replacingOccurrences(of: "-", with: "_")
+        let run = try Self.run([], [name: value])
+        #expect(run.status == 64, "\(name)=\(value): \(run.status) \(run.stderr)")
+        #expect(run.stderr.contains("\(name)=\(value)") && run.stderr.contains(allowed), "\(run.stderr)")
+    }
+
+    @Test func valuesInRangeAreAccepted() throws {
+        let run = try Self.run(["--port", "65535", "--metrics-port", "0", "--max-connections", "1", "--queue", "0",
+                                "--drain-timeout", "0", "--min-ttl", "0", "--allow-source", "https://img.example.com/photos/"])
+        #expect(run.status == 8, "past the configuration, to the cache directory: \(run.stderr)")
+    }
+
+    /// Every usual spelling of a boolean variable, in any case; anything else is refused. Read through
+    /// THUMBCACHE_ALLOW_UNSIGNED on a public address: true gets past the unsigned-bind refusal (to the cache
+    /// directory, exit 8), false meets it (64).
+    @Test(arguments: ["1", "true", "TRUE", "yes", "Yes", "on", "ON"])
+    func trueSpellings(_ value: String) throws {
+        let run = try Self.run(["--host", "0.0.0.0"], ["THUMBCACHE_ALLOW_UNSIGNED": value])
+        #expect(run.status == 8, "\(value): \(run.status) \(run.stderr)")
+    }
+
+    @Test(arguments: ["0", "false", "False", "no", "NO", "off", "Off"])
+    func falseSpellings(_ value: String) throws {
+        let run = try Self.run(["--host", "0.0.0.0"], ["THUMBCACHE_ALLOW_UNSIGNED": value])
+        #expect(run.status == 64 && run.stderr.contains("--allow-unsigned"), "\(value): \(run.status) \(run.stderr)")
+    }
+
+    @Test(arguments: ["THUMBCACHE_ALLOW_LOOPBACK_SOURCES", "THUMBCACHE_ALLOW_PRIVATE_SOURCES", "THUMBCACHE_DEMO",
+                      "THUMBCACHE_ALLOW_UNSIGNED", "THUMBCACHE_DEBUG_REFUSALS"])
+    func anUnknownBooleanSpellingIsRefused(_ name: String) throws {
+        let run = try Self.run([], [name: "enabled"])
+        #expect(run.status == 64 && run.stderr.contains("\(name)=enabled") && run.stderr.contains("on/off"), "\(run.stderr)")
+    }
+
+    /// A prefix that is not an http(s) URL would refuse every source: refused at start, named.
+    @Test(arguments: ["junk", "ftp://img.example.com/", "file:///srv/images/", "https://"])
+    func anAllowSourceThatIsNotAURLPrefixIsRefused(_ prefix: String) throws {
+        let flag = try Self.run(["--allow-source", "https://ok.example.com/", "--allow-source", prefix])
+        #expect(flag.status == 64 && flag.stderr.contains("--allow-source \(prefix)"), "\(flag.stderr)")
+        let variable = try Self.run([], ["THUMBCACHE_ALLOW_SOURCE": "https://ok.example.com/,\(prefix)"])
+        #expect(variable.status == 64 && variable.stderr.contains("THUMBCACHE_ALLOW_SOURCE") && variable.stderr.contains(prefix),
+                "\(variable.stderr)")
+    }
+}
