@@ -22,7 +22,7 @@ final class ThumbnailStore: Sendable {
 
     init(directory: URL, maxSize: Int64, ladder: SizeLadder, lockTimeout: Duration,
          lockMode: PipelineConfiguration.LockMode = .holdForLifetime, readOnly: Bool = false,
-         onLockWait: @Sendable (String) -> Void) throws(PipelineError)
+         cleanup: DiskLruOptions.Cleanup = .background, onLockWait: @Sendable (String) -> Void) throws(PipelineError)
     {
         self.ladder = ladder
         do {
@@ -33,15 +33,16 @@ final class ThumbnailStore: Sendable {
             if lockMode == .perAccess {
                 // Accesses are short (no network inside one), so waiting for one needs no message.
                 cache = try DiskLruCache(directory: directory, appVersion: Self.appVersion, valueCount: ladder.valueCount,
-                                         maxSize: maxSize, options: DiskLruOptions(locking: .wait(timeout: lockTimeout), holding: .perAccess))
+                                         maxSize: maxSize, options: DiskLruOptions(locking: .wait(timeout: lockTimeout), holding: .perAccess, cleanup: cleanup))
                 return
             }
             do {
-                cache = try DiskLruCache(directory: directory, appVersion: Self.appVersion, valueCount: ladder.valueCount, maxSize: maxSize)
+                cache = try DiskLruCache(directory: directory, appVersion: Self.appVersion, valueCount: ladder.valueCount, maxSize: maxSize,
+                                         options: DiskLruOptions(cleanup: cleanup))
             } catch .locked {
                 onLockWait("waiting for the cache directory \(directory.path), in use by another thumbcache process…")
                 cache = try DiskLruCache(directory: directory, appVersion: Self.appVersion, valueCount: ladder.valueCount,
-                                         maxSize: maxSize, options: DiskLruOptions(locking: .wait(timeout: lockTimeout)))
+                                         maxSize: maxSize, options: DiskLruOptions(locking: .wait(timeout: lockTimeout), cleanup: cleanup))
             }
         } catch {
             throw .cache(error)
