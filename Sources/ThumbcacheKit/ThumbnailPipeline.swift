@@ -73,9 +73,14 @@ public final class ThumbnailPipeline: Sendable {
         store = try ThumbnailStore(
             directory: directory.entries, maxSize: configuration.maxDiskSize, ladder: configuration.ladder,
             lockTimeout: configuration.lockTimeout, lockMode: configuration.lockMode, readOnly: configuration.readOnly,
-            onLockWait: onLockWait)
+            cleanup: configuration.inlineDiskTrim ? .inline : .background, onLockWait: onLockWait)
         // Only reads `downloads/` when nothing is abandoned there, the usual case: a disk hit writes nothing.
         if !configuration.readOnly { DownloadFolder.removeAbandoned(in: downloads) }
+    }
+
+    /// Requests waiting on `source`'s download now (tests wait on this rather than on a sleep).
+    func downloadWaiters(for source: ImageSource, policy: FetchPolicy = .normal) async -> Int {
+        await origins.waiters(for: "\(source.cacheKey)|\(policy.rawValue)")
     }
 
     // MARK: - Public API

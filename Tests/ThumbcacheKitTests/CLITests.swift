@@ -109,7 +109,8 @@ import Testing
         server.route("/slow.jpg") { _ in .trickle(body: Fixtures.jpeg, chunk: 600, delay: .milliseconds(60)) }
         let url = server.url("/slow.jpg")
         let first = try Self.launch(["get", url, "--size", "64", "--cache-dir", cacheDir, "-o", cacheDir + "-a.jpg"])
-        usleep(150_000)  // the first is downloading, without holding the directory (SharedCacheTests)
+        // The first is downloading, without holding the directory (SharedCacheTests): its request, not a sleep.
+        while server.requestCount("/slow.jpg") == 0 && first.0.isRunning { usleep(10_000) }
         let second = Self.finish(try Self.launch(["get", url, "--size", "64", "--cache-dir", cacheDir, "-o", cacheDir + "-b.jpg"]))
         let firstRun = Self.finish(first)
         #expect(firstRun.status == 0, "\(firstRun.stderr)")
