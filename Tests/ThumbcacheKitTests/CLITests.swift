@@ -54,6 +54,9 @@ import Testing
         let json = try JSONSerialization.jsonObject(with: stats.stdout) as? [String: Any]
         #expect(json?["entries"] as? Int == 1)
         #expect(json?["misses"] as? Int == 1 && json?["diskHits"] as? Int == 1)
+        // The plain form in the size options' units (ByteCountTests covers the spelling).
+        let plain = String(decoding: try Self.run(["stats", "--cache-dir", cacheDir]).stdout, as: UTF8.self)
+        #expect(plain.contains(try Regex("\nbytes: +[0-9]+(\\.[0-9])?(B|KiB|MiB) of 512MiB\n")), "\(plain)")
         #expect(try Self.run(["clear", "--cache-dir", cacheDir]).status == 0)
         #expect(try Self.run(["info", server.url("/ok.jpg"), "--cache-dir", cacheDir]).status == 7)
         cleanUp()
