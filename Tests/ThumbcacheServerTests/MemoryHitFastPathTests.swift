@@ -72,11 +72,11 @@ import Glibc
             let request = "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
             for index in 0..<16 {  // one every 250 ms: 4 s in all, twice the idle timeout (1.75 s of slack per gap)
                 #expect(RawConnection.send(socket, request), "request \(index)")
-                let answer = try await RawConnection.read(socket, seconds: 10) { $0.contains("X-Thumbcache: memory") }
+                let answer = try await RawConnection.read(socket, seconds: 60) { $0.contains("X-Thumbcache: memory") }
                 #expect(answer.text.hasPrefix("HTTP/1.1 200") && !answer.closed, "answer \(index) on the same connection")
                 try await Task.sleep(for: .milliseconds(250))
             }
-            let idle = try await RawConnection.read(socket, seconds: 10) { _ in false }
+            let idle = try await RawConnection.read(socket, seconds: 60) { _ in false }
             #expect(idle.closed, "closed once idle")
         }
     }
