@@ -143,8 +143,10 @@ try:
     # seconds (up to FAIL_TIMEOUT + 1 s after its last failure): probe with one of its sources until that
     # request lands on it (bounded), then a request or two of the first round may still meet a stale
     # keep-alive connection to the killed process: the second round counts.
+    # The deadline only guards against a hang: the probing ends when a probe lands on the node, however busy
+    # the machine (a short one let a slow probe give up early, and the rounds below met the stale connections).
     time.sleep(FAIL_TIMEOUT)
-    deadline = time.monotonic() + FAIL_TIMEOUT + 5
+    deadline = time.monotonic() + 120
     # One request at a time, and each read waits for the lines of exactly the requests just sent (nginx writes
     # a line after its answer): a late line would otherwise be counted in the next round.
     while time.monotonic() < deadline:

@@ -151,8 +151,9 @@ class Cluster:
     start_origin(), start_node() for each of nodes, start_nginx(); end with cleanup()."""
 
     def __init__(self, nginx, bin_dir, photos, source_count, node_count=3, node_options=("--max-disk-size", "4GB"),
-                 fail_timeout=3, prefix="cluster-test."):
+                 fail_timeout=3, prefix="cluster-test.", node_env=None):
         self.nginx, self.photos, self.node_options, self.fail_timeout = nginx, photos, list(node_options), fail_timeout
+        self.node_env = dict(os.environ, **(node_env or {}))
         self.thumbcache, self.inspect = os.path.join(bin_dir, "thumbcache"), os.path.join(bin_dir, "disklru")
         self.work = tempfile.mkdtemp(prefix=prefix)
         os.chmod(self.work, 0o755)  # nginx workers started by root run as nobody
@@ -175,7 +176,7 @@ class Cluster:
 
     def start_origin(self):
         self.children["origin"] = subprocess.Popen([sys.executable, "-c", ORIGIN, str(self.origin_port), self.origin_log, *self.photos])
-        return wait_for(self.origin_port, 30)
+        return wait_for(self.origin_port)
 
     def start_node(self, node):
         log = open(os.path.join(self.work, self.names[node] + ".log"), "a")
@@ -183,8 +184,8 @@ class Cluster:
             [self.thumbcache, "serve", "--host", HOST, "--port", node.rsplit(":", 1)[1], "--cache-dir", self.cache_dirs[node],
              *self.node_options, "--key", KEY, "--salt", SALT, "--admin-token", TOKEN,
              "--allow-loopback-sources", "--timeout", "60", "--queue", "256"],
-            stdout=log, stderr=log)
-        return wait_for(int(node.rsplit(":", 1)[1]), 60)
+            stdout=log, stderr=log, env=self.node_env)
+        return wait_for(int(node.rsplit(":", 1)[1]))
 
     def start_nginx(self):
         """Whether nginx listens, with its version."""
@@ -199,7 +200,7 @@ class Cluster:
             [self.nginx, "-p", self.prefix, "-e", "logs/error.log", "-c", conf, "-g", "daemon off;"],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         version = subprocess.run([self.nginx, "-v"], capture_output=True, text=True).stderr.strip()
-        return wait_for(self.lb_port, 30), version
+        return wait_for(self.lb_port), version
 
     def stop(self, name, sig=signal.SIGTERM, wait=30):
         child = self.children.pop(name, None)
@@ -244,9 +245,10 @@ class Cluster:
                          "upstream_status": c[6], "served": c[7], "time": float(c[9])})
         return rows, end
 
-    def log_lines_until(self, offset, done, timeout=5.0):
+    def log_lines_until(self, offset, done, timeout=120.0):
         """`log_lines`, read again until `done(rows)` or `timeout` seconds: nginx writes a request's line after it
-        has sent the response, so the client can be faster than the log."""
+        has sent the response, so the client can be faster than the log. The timeout only guards against a hang
+        (it returns as soon as `done`): a short one made a busy machine's late line a failed check."""
         deadline = time.monotonic() + timeout
         while True:
             rows, end = self.log_lines(offset)

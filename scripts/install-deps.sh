@@ -1,17 +1,27 @@
 #!/usr/bin/env bash
 # Installs the system packages thumbcache needs on a fresh Debian/Ubuntu machine (run as root or with sudo).
-# Only what is missing is installed, so running it again is cheap.
+#   scripts/install-deps.sh           what building and running need (ImageDecode's C libraries): README command 1
+#   scripts/install-deps.sh --tests   that, plus what only the tests use (a JDK and OkHttp for the conformance
+#                                     runs, Chromium for the demo page, nginx): scripts/test.sh runs this itself
+# Only what is missing is installed (no apt-get at all when nothing is), so running it again is cheap.
 set -euo pipefail
 packages=(
   libpng-dev libjpeg-dev pkg-config  # ImageDecode: libpng and libjpeg-turbo (found through pkg-config)
   liblcms2-dev                    # ImageDecode: LittleCMS, embedded ICC profiles to sRGB
   libwebp-dev libgif-dev libavif-dev  # ImageDecode: WebP (libwebp + demux), GIF (giflib), AVIF (libavif: dav1d, aom)
+)
+test_packages=(
   default-jdk-headless            # Conformance: javac/java for the OkHttp driver
   libokhttp-java libokio-java     # Conformance: OkHttp 3.13's DiskLruCache, the reference implementation
   chromium chromium-driver        # serve: the demo page's browser test (selenium comes from PyPI, scripts/test-demo.sh)
   python3-venv                    # serve: the venv selenium is installed into
-  nginx python3                   # deploy/test-nginx-conf.sh: the balancer config tried with the real nginx
+  nginx python3                   # deploy/test-nginx-conf.sh and the cluster tests: the balancer with the real nginx
 )
+case "${1:-}" in
+  "") ;;
+  --tests) packages+=("${test_packages[@]}") ;;
+  *) echo "usage: $0 [--tests]" >&2; exit 64 ;;
+esac
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

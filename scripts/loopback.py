@@ -17,8 +17,9 @@ def free_ports(n):
     return ports
 
 
-def wait_for(port, deadline=5.0):
-    """Whether something accepts connections on 127.0.0.1:port within `deadline` seconds."""
+def wait_for(port, deadline=120.0):
+    """Whether something accepts connections on 127.0.0.1:port within `deadline` seconds. It returns as soon as
+    one does: the deadline only guards against a hang, so it is generous (5 s failed on a busy machine)."""
     end = time.monotonic() + deadline
     while time.monotonic() < end:
         try:

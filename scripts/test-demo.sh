@@ -16,10 +16,13 @@ cache=$(mktemp -d); log=$(mktemp)
 "$bin" serve --demo --port 0 --cache-dir "$cache" 2>"$log" &
 server=$!
 trap 'kill $server 2>/dev/null; wait $server 2>/dev/null; rm -rf "$cache" "$log"' EXIT
+# Until serve says its port or exits: a busy machine may take long to start it (a 10 s bound failed there);
+# 600 s only guards against a hang.
 port=""
-for _ in $(seq 1 100); do
+for _ in $(seq 1 6000); do
   port=$(sed -n 's|.*serving on http://127.0.0.1:\([0-9]*\).*|\1|p' "$log" | head -1)
   [ -n "$port" ] && break
+  kill -0 $server 2>/dev/null || break
   sleep 0.1
 done
 [ -n "$port" ] || { cat "$log"; echo "serve did not start"; exit 1; }

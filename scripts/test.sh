@@ -7,10 +7,19 @@
 #      behind it (scripts/cluster-test.sh, 100 sources), and the cluster simulator's node model against
 #      three nodes whose disks evict (scripts/cluster-evict-check.sh, 300 requests);
 #   5. the demo page of `thumbcache serve --demo` in headless Chromium (scripts/test-demo.sh).
-# Without Java (outside CI) step 2 checks DiskLru alone and step 3 is skipped, saying which packages to install.
+# It first installs what is missing of the test packages (scripts/install-deps.sh --tests). Where they cannot be
+# installed (no root, no sudo) it goes on: without Java (outside CI) step 2 checks DiskLru alone and step 3 is
+# skipped, saying which packages to install.
 # Ends with one plain line: "tests: N passed, N failed".
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# What only the tests use (JDK, OkHttp, Chromium, nginx) is installed here, not by README command 1; only
+# what is missing, so a second run costs a few dpkg-query calls.
+if [ -n "${CI:-}" ]; then
+  bash scripts/install-deps.sh --tests
+else
+  bash scripts/install-deps.sh --tests || echo "could not install the test packages: going on with what is installed"
+fi
 log=$(mktemp); trap 'rm -f "$log"' EXIT
 swift test 2>&1 | tee "$log"
 tests=$(sed -n 's/.*Test run with \([0-9]*\) tests.* passed after.*/\1/p' "$log" | tail -1)

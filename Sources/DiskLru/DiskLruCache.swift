@@ -125,7 +125,11 @@ public final class DiskLruCache: @unchecked Sendable {
     public func setMaxSize(_ newValue: Int64) {
         withLock {
             maxSizeValue = newValue
-            if !closed { scheduleCleanup() }
+            guard !closed else { return }
+            scheduleCleanup()
+            guard options.cleanup == .inline, (try? enterAccessLocked()) != nil else { return }
+            defer { leaveAccessLocked() }
+            runInlineCleanup()
         }
     }
 
@@ -420,7 +424,9 @@ public final class DiskLruCache: @unchecked Sendable {
             try checkNotClosed()
             try enterAccessLocked()
             defer { leaveAccessLocked() }
-            return try body()
+            let result = try body()
+            runInlineCleanup()
+            return result
         }
     }
 
@@ -570,6 +576,7 @@ public final class DiskLruCache: @unchecked Sendable {
             throw error
         }
         if sizeValue > maxSizeValue || journalRebuildRequired { scheduleCleanup() }
+        runInlineCleanup()  // still inside the editor's access (completeEdit leaves it after this)
     }
 
     /// Publishes an editor's files. An update renames each written `.tmp` over its value file, so readers
@@ -677,6 +684,23 @@ public final class DiskLruCache: @unchecked Sendable {
                     self.lastCleanupErrorValue = error
                 }
             }
+        }
+    }
+
+    /// Returns once the background cleanup queued so far has run (tests wait on this rather than on a clock).
+    func waitForBackgroundCleanup() {
+        cleanupQueue?.sync {}
+    }
+
+    /// `Cleanup.inline`: runs a pending trim or compaction now. Called only where the cache is consistent and
+    /// inside an access (the end of a call or of a commit), never from inside a trim, so it cannot recurse.
+    private func runInlineCleanup() {
+        guard options.cleanup == .inline, cleanupPending, !closed, !readOnly else { return }
+        do throws(DiskLruError) {
+            try cleanupLocked()
+            lastCleanupErrorValue = nil
+        } catch {
+            lastCleanupErrorValue = error
         }
     }
 

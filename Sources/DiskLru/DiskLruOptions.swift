@@ -34,6 +34,12 @@ public struct DiskLruOptions: Sendable {
         case background
         /// Nothing is scheduled; the owner calls `performCleanup()` (deterministic tests, conformance vectors).
         case manual
+        /// The call that made cleanup necessary (a commit, `setMaxSize`, a read or remove that needs compaction)
+        /// runs it before it returns, inside its access: the next call sees the trimmed cache whatever the
+        /// machine's load. The journal gets the same records as with `.background`, so it stays byte-compatible.
+        /// For checks that compare a cache with a model (scripts/cluster-evict-check.sh); errors are reported
+        /// as the background's are (`lastCleanupError`).
+        case inline
     }
 
     public var locking: Locking

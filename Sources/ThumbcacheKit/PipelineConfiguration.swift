@@ -47,6 +47,11 @@ public struct PipelineConfiguration: Sendable {
     public var lockTimeout: Duration = .seconds(300)
     /// When the cache directory lock is held (see `LockMode`).
     public var lockMode = LockMode.perAccess
+    /// DiskLru trims (and compacts) inside the commit that needs it rather than on its background queue
+    /// (`DiskLruOptions.Cleanup.inline`), so which entry a lookup finds never depends on when a queue ran.
+    /// For checks against a model (scripts/cluster-evict-check.sh sets `THUMBCACHE_INLINE_TRIM=1` for its
+    /// `serve` nodes); the variable is read here only. Costs the committing request the trim's deletes.
+    public var inlineDiskTrim = ProcessInfo.processInfo.environment["THUMBCACHE_INLINE_TRIM"] == "1"
     /// Only look (`thumbcache info`, `stats`): nothing is created, locked, written or deleted, a missing
     /// directory is an empty cache, and `thumbnail(for:)` is refused.
     public var readOnly = false

@@ -83,5 +83,14 @@ struct ByteCount: ExpressibleByArgument, Sendable, Equatable, CustomStringConver
         return "\(bytes)B"
     }
 
+    /// For reading, not for options: the exact spelling when there is one with a unit (`512MiB`), else one
+    /// decimal of the largest binary unit it reaches (`8.8KiB`, `1.2GiB`); under 1 KiB, bytes (`900B`).
+    var approximateDescription: String {
+        let exact = description
+        guard exact.hasSuffix("B"), exact.dropLast().allSatisfy(\.isNumber), bytes >= 1 << 10 else { return exact }
+        let (suffix, factor) = Self.units.filter { $0.suffix.hasSuffix("IB") }.last { bytes >= $0.factor } ?? ("KIB", 1 << 10)
+        return String(format: "%.1f", Double(bytes) / Double(factor)) + suffix.replacingOccurrences(of: "I", with: "i")
+    }
+
     var defaultValueDescription: String { description }
 }

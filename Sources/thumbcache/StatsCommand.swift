@@ -30,7 +30,7 @@ struct StatsCommand: AsyncParsableCommand {
         let ratio = requests == 0 ? "-" : String(format: "%.1f%%", 100 * Double(stats.hits) / Double(requests))
         try Console.print("""
             entries:     \(entries)
-            bytes:       \(bytes) of \(maxBytes)
+            bytes:       \(ByteCount(bytes: bytes).approximateDescription) of \(ByteCount(bytes: maxBytes).approximateDescription)
             hits:        \(stats.hits) (disk \(stats.diskHits), revalidated \(stats.revalidated), memory \(stats.memoryHits), stale on origin error \(stats.staleServed))
             misses:      \(stats.misses)
             hit ratio:   \(ratio)

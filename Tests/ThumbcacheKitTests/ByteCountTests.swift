@@ -28,6 +28,11 @@ struct ByteCountTests {
         #expect(ByteCount(bytes: 512 << 20).description == "512MiB")
         #expect(ByteCount(bytes: 50_000_000).description == "50MB")
         #expect(ByteCount(bytes: 2_000_000_000).description == "2GB")
+        // stats: exact where a unit fits, else one decimal of a binary unit.
+        #expect(ByteCount(bytes: 512 << 20).approximateDescription == "512MiB")
+        #expect(ByteCount(bytes: 9003).approximateDescription == "8.8KiB")
+        #expect(ByteCount(bytes: 900).approximateDescription == "900B")
+        #expect(ByteCount(bytes: (3 << 30) / 2 + 1).approximateDescription == "1.5GiB")
         #expect(ByteCount(bytes: 1234).description == "1234B")
         #expect(ByteCount(bytes: -1).description == "-1B")
         #expect(CacheOptions.defaultMaxDiskSize.defaultValueDescription == "512MiB")

@@ -54,6 +54,9 @@ import Testing
         let json = try JSONSerialization.jsonObject(with: stats.stdout) as? [String: Any]
         #expect(json?["entries"] as? Int == 1)
         #expect(json?["misses"] as? Int == 1 && json?["diskHits"] as? Int == 1)
+        // The plain form in the size options' units (ByteCountTests covers the spelling).
+        let plain = String(decoding: try Self.run(["stats", "--cache-dir", cacheDir]).stdout, as: UTF8.self)
+        #expect(plain.contains(try Regex("\nbytes: +[0-9]+(\\.[0-9])?(B|KiB|MiB) of 512MiB\n")), "\(plain)")
         #expect(try Self.run(["clear", "--cache-dir", cacheDir]).status == 0)
         #expect(try Self.run(["info", server.url("/ok.jpg"), "--cache-dir", cacheDir]).status == 7)
         cleanUp()
@@ -109,7 +112,8 @@ import Testing
         server.route("/slow.jpg") { _ in .trickle(body: Fixtures.jpeg, chunk: 600, delay: .milliseconds(60)) }
         let url = server.url("/slow.jpg")
         let first = try Self.launch(["get", url, "--size", "64", "--cache-dir", cacheDir, "-o", cacheDir + "-a.jpg"])
-        usleep(150_000)  // the first is downloading, without holding the directory (SharedCacheTests)
+        // The first is downloading, without holding the directory (SharedCacheTests): its request, not a sleep.
+        while server.requestCount("/slow.jpg") == 0 && first.0.isRunning { usleep(10_000) }
         let second = Self.finish(try Self.launch(["get", url, "--size", "64", "--cache-dir", cacheDir, "-o", cacheDir + "-b.jpg"]))
         let firstRun = Self.finish(first)
         #expect(firstRun.status == 0, "\(firstRun.stderr)")

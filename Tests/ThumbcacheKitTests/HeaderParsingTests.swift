@@ -38,6 +38,28 @@ import Testing
         }
     }
 
+    /// IMF-fixdate has a fast path: it must read every such date as the general parser reads the same date in
+    /// the other forms, and leave what it refuses to that parser.
+    @Test func theFixdateFastPathAgreesWithTheGeneralParser() {
+        var random = SplitMix64(seed: 7)
+        let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+        func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
+        for _ in 0..<2000 {
+            let (day, month) = (Int(random.next() % 33), months[Int(random.next() % 12)])
+            let (hour, minute, second) = (Int(random.next() % 25), Int(random.next() % 61), Int(random.next() % 62))
+            let year = 1 + Int(random.next() % 9999)
+            let yearText = String(repeating: "0", count: 4 - "\(year)".count) + "\(year)"
+            let fixdate = "Sun, \(two(day)) \(month) \(yearText) \(two(hour)):\(two(minute)):\(two(second)) GMT"
+            let asctime = "Sun \(month) \(day < 10 ? " " : "")\(day) \(two(hour)):\(two(minute)):\(two(second)) \(yearText)"
+            #expect(HTTPDate.parse(fixdate) == HTTPDate.parse(asctime), "\(fixdate) / \(asctime)")
+            #expect(HTTPDate.parse(fixdate.uppercased()) == HTTPDate.parse(fixdate), "month names in any case")
+        }
+        // Other shapes go to the general parser: another zone name, one space too many, a one-digit day.
+        #expect(HTTPDate.parse("Sun, 06 Nov 1994 08:49:37 UTC") == HTTPDate.parse("Sunday, 06-Nov-94 08:49:37 GMT"))
+        #expect(HTTPDate.parse("Sun,  06 Nov 1994 08:49:37 GMT")?.timeIntervalSince1970 == 784_111_777)
+        #expect(HTTPDate.parse("Sun, 6 Nov 1994 08:49:37 GMT")?.timeIntervalSince1970 == 784_111_777)
+    }
+
     @Test func numbersAreDigitsAndSaturate() {
         #expect(HTTPInteger.parse("123") == 123)
         #expect(HTTPInteger.parse("99999999999999999999999999") == .max)

@@ -25,6 +25,9 @@ final class OriginServer: Sendable {
         /// A chunked `.stream` held open until a request for `path` arrives (the body then ends), or until
         /// `atMost` bytes are sent: a download that lasts until another one has started.
         case streamUntilRequest(for: String, head: Data, atMost: Int, chunk: Int, delay: TimeAmount)
+        /// Sends the body (fresh for 60 s) but its last byte, which waits for `release(name)`: a download that lasts
+        /// exactly until the test says, however slow the machine. After 120 s it ends anyway (a hang guard).
+        case held(body: Data, until: String)
     }
 
     /// What the origin saw, in the order it saw it: requests arriving and `.stream` bodies ending.
@@ -48,6 +51,7 @@ final class OriginServer: Sendable {
         let state = Locked<(routes: [String: Route], log: [Request], events: [Event])>(([:], [], []))
         let streams = Locked<[String: StreamRecord]>([:])
         let connections = Locked(0)
+        let released = Locked<Set<String>>([])
 
         func reply(to request: Request) -> Reply {
             state.withLock { state in
@@ -126,6 +130,9 @@ final class OriginServer: Sendable {
 
     func stream(_ path: String) -> StreamRecord? { table.streams.withLock { $0[path] } }
 
+    /// Lets the `.held` bodies waiting for `name` end.
+    func release(_ name: String) { table.released.withLock { _ = $0.insert(name) } }
+
     var events: [Event] { table.state.withLock { $0.events } }
 
     private final class Handler: ChannelInboundHandler, @unchecked Sendable {
@@ -178,6 +185,14 @@ final class OriginServer: Sendable {
             case .stream(let body, let declared, let chunk, let delay):
                 startStream(path: path, head: body, declaredLength: declared, left: declared ?? .max, chunk: chunk, delay: delay,
                             context: context)
+            case .held(let body, let name):
+                var head = HTTPResponseHead(version: .http1_1, status: .ok)
+                head.headers.add(name: "Content-Type", value: "image/jpeg")
+                head.headers.add(name: "Content-Length", value: String(body.count))
+                head.headers.add(name: "Cache-Control", value: "max-age=60")
+                context.write(wrapOutboundOut(.head(head)), promise: nil)
+                context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: body.dropLast())))), promise: nil)
+                hold(body.suffix(1), until: name, ticksLeft: 6000, context: context)
             case .streamUntilRequest(let awaited, let body, let atMost, let chunk, let delay):
                 startStream(path: path, head: body, declaredLength: nil, left: atMost, chunk: chunk, delay: delay,
                             endsOnRequestFor: awaited, context: context)
@@ -230,6 +245,20 @@ final class OriginServer: Sendable {
                 let (handler, context) = bound.value
                 handler.stream(path: path, next: Data(), left: left - piece.count, chunk: chunk, delay: delay,
                                endsOnRequestFor: awaited, context: context)
+            }
+        }
+
+        private func hold(_ last: Data, until name: String, ticksLeft: Int, context: ChannelHandlerContext) {
+            guard context.channel.isActive else { return }
+            if ticksLeft == 0 || table.released.withLock({ $0.contains(name) }) {
+                context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: last)))), promise: nil)
+                context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+                return
+            }
+            let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+            context.eventLoop.scheduleTask(in: .milliseconds(20)) {
+                let (handler, context) = bound.value
+                handler.hold(last, until: name, ticksLeft: ticksLeft - 1, context: context)
             }
         }
 

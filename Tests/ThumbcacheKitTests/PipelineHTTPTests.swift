@@ -271,15 +271,18 @@ import Testing
     }
 
     @Test func cancelledWaiterDoesNotCancelTheOthers() async throws {
-        server.route("/slow.jpg") { _ in .trickle(body: Fixtures.jpeg, chunk: 512, delay: .milliseconds(10)) }
+        // Held until the quitter has given up, and both wait on the one download before it does: a 120 ms
+        // trickle and a 50 ms sleep made either order possible on a busy machine.
+        server.route("/slow.jpg") { _ in .held(body: Fixtures.jpeg, until: "slow") }
         let harness = try PipelineHarness()
         let source = try ImageSource(server.url("/slow.jpg"))
         let pipeline = harness.pipeline
         let quitter = Task { try await pipeline.thumbnail(for: source, size: 64) }
         let patient = Task { try await pipeline.thumbnail(for: source, size: 64) }
-        try await Task.sleep(for: .milliseconds(50))
+        #expect(await CoalescerTests.eventually { await pipeline.downloadWaiters(for: source) == 2 })
         quitter.cancel()
         await #expect(throws: (any Error).self) { try await quitter.value }
+        server.release("slow")
         let result = try await patient.value
         #expect(result.servedFrom == .network && result.width == 64)
         #expect(server.requestCount("/slow.jpg") == 1)

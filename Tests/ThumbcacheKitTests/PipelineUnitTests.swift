@@ -192,9 +192,10 @@ import Testing
         #expect(try await coalescer.value(for: "k") { 7 } == 7, "a finished flight is not reused")
     }
 
-    /// Polls `condition` (another task reaching a state), for at most `seconds` (generous: the whole suite runs in
-    /// parallel on two cores, and a state that never comes is the failure these tests look for).
-    static func eventually(within seconds: Double = 120, _ condition: () async -> Bool) async -> Bool {
+    /// Polls `condition` (another task reaching a state), for at most `seconds`: a hang guard only, as a state that
+    /// never comes is the failure these tests look for. 120 s was exceeded by the whole suite beside
+    /// `stress-ng --cpu 2` (a task waited 155 s for the two-thread pool), so it is 600 s.
+    static func eventually(within seconds: Double = 600, _ condition: () async -> Bool) async -> Bool {
         let deadline = ContinuousClock.now + .seconds(seconds)
         while ContinuousClock.now < deadline {
             if await condition() { return true }
@@ -215,7 +216,7 @@ import Testing
             { [self] in
                 started.withLock { $0 = true }
                 do {
-                    try await Task.sleep(for: .seconds(60))
+                    try await Task.sleep(for: .seconds(86_400))  // ends by cancellation only (60 s could pass on a starved pool)
                 } catch {
                     ended.withLock { $0 = error is CancellationError ? "cancelled" : "\(error)" }
                     throw error

@@ -13,8 +13,8 @@ import Testing
         server = try OriginServer()
         work = FileManager.default.temporaryDirectory.appendingPathComponent("thumbcache-shared-\(UUID().uuidString)")
         server.route("/fast.jpg") { _ in .respond(status: 200, headers: [("Cache-Control", "max-age=600")], body: Fixtures.jpeg) }
-        // About 3 s: long enough that everything else in a test is done well before it.
-        server.route("/slow.jpg") { _ in .trickle(body: Fixtures.jpeg, chunk: Fixtures.jpeg.count / 30 + 1, delay: .milliseconds(100)) }
+        // Ends when a test releases it: a time (it was a 3 s trickle) made the checks below a race on a busy machine.
+        server.route("/slow.jpg") { _ in .held(body: Fixtures.jpeg, until: "slow") }
     }
 
     func cleanUp() {
@@ -44,6 +44,7 @@ import Testing
         await second.close()
         #expect(hit.servedFrom == .disk)
         #expect(!slowDone.withLock { $0 }, "the disk hit did not wait for the download")
+        server.release("slow")
         #expect(try await slow.value.servedFrom == .network)
         // Each sees what the other stored: the second pipeline's counters and the first's new entry.
         let third = try ThumbnailPipeline(configuration: configuration())
@@ -73,6 +74,7 @@ import Testing
         #expect(hit.status == 0 && hit.stderr.contains("[disk]"), "\(hit.stderr)")
         #expect(!hit.stderr.contains("waiting for the cache directory"))
         #expect(slow.0.isRunning, "the disk hit finished while the other get was still downloading")
+        server.release("slow")
         let slowRun = CLITests.finish(slow)
         #expect(slowRun.status == 0 && slowRun.stderr.contains("[network]"), "\(slowRun.stderr)")
         let stats = try CLITests.run(["stats", "--json", "--cache-dir", cacheDir])

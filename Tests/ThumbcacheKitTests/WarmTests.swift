@@ -104,8 +104,12 @@ import Testing
     }
 
     @Test func sigintStopsCleanlyAndRerunFinishes() throws {
+        // Past the first two, each download is held until the re-run: SIGINT lands part-way however slow the
+        // machine (with every URL a 240 ms trickle, a stalled test process could see the run finish first).
         for i in 0..<10 {
-            server.route("/s\(i).jpg") { _ in .trickle(body: Fixtures.jpeg, chunk: 1000, delay: .milliseconds(40)) }
+            server.route("/s\(i).jpg") { _ in
+                i < 2 ? .trickle(body: Fixtures.jpeg, chunk: 1000, delay: .milliseconds(40)) : .held(body: Fixtures.jpeg, until: "rerun")
+            }
         }
         let urls = try list((0..<10).map { server.url("/s\($0).jpg") })
         let cacheDir = work.appendingPathComponent("cache").path
@@ -138,6 +142,7 @@ import Testing
         }
         try cache.close()
 
+        server.release("rerun")
         let rerun = try CLITests.run(["warm", urls, "--sizes", "64,128", "--cache-dir", cacheDir, "--json", jsonPath, "--quiet"])
         #expect(rerun.status == 0, "\(rerun.stderr)")
         let final = try report(jsonPath)

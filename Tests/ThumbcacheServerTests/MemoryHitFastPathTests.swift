@@ -65,19 +65,40 @@ import Glibc
 
     /// Memory hits answered on the event loop keep a connection busy: the idle timeout closes it only once
     /// it is idle (Hummingbird's own idle timer, which does not see these answers, closed it mid-use).
+    /// The verdict is taken only on an attempt whose requests all went out less than the idle timeout apart,
+    /// as the client's clock bounds it (from before one send to after the next): a test task the machine stalls
+    /// longer sees a closing the server was right to make (it failed beside `stress-ng --cpu 2`). Up to three
+    /// attempts; when every one stalled, nothing is judged and the test says so.
     @Test func aConnectionBusyWithMemoryHitsIsNotClosedAsIdle() async throws {
         try await ServerHarness.withCachedThumbnail(configure: { $0.idleTimeout = .seconds(2) }) { server, path in
-            let socket = try RawConnection.connect(port: server.port)
-            defer { close(socket) }
             let request = "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
-            for index in 0..<16 {  // one every 250 ms: 4 s in all, twice the idle timeout (1.75 s of slack per gap)
-                #expect(RawConnection.send(socket, request), "request \(index)")
-                let answer = try await RawConnection.read(socket, seconds: 10) { $0.contains("X-Thumbcache: memory") }
-                #expect(answer.text.hasPrefix("HTTP/1.1 200") && !answer.closed, "answer \(index) on the same connection")
-                try await Task.sleep(for: .milliseconds(250))
+            var judged = false
+            for attempt in 1...3 where !judged {
+                let socket = try RawConnection.connect(port: server.port)
+                defer { close(socket) }
+                var answers: [Bool] = [], previousSend: ContinuousClock.Instant?, stalled = false
+                for _ in 0..<16 {  // one every 250 ms: 4 s in all, twice the idle timeout
+                    let before = ContinuousClock.now
+                    let sent = RawConnection.send(socket, request)
+                    if let previousSend, ContinuousClock.now - previousSend >= .milliseconds(1900) {
+                        stalled = true
+                        break
+                    }
+                    previousSend = before
+                    let answer = try await RawConnection.read(socket, seconds: 60) { $0.contains("X-Thumbcache: memory") }
+                    answers.append(sent && answer.text.hasPrefix("HTTP/1.1 200") && !answer.closed)
+                    try await Task.sleep(for: .milliseconds(250))
+                }
+                if stalled {
+                    print("attempt \(attempt): the test task was stalled past the idle timeout between two requests: not judged")
+                    continue
+                }
+                judged = true
+                #expect(answers.allSatisfy { $0 }, "every answer on the same connection: \(answers)")
+                let idle = try await RawConnection.read(socket, seconds: 60) { _ in false }
+                #expect(idle.closed, "closed once idle")
             }
-            let idle = try await RawConnection.read(socket, seconds: 10) { _ in false }
-            #expect(idle.closed, "closed once idle")
+            if !judged { print("aConnectionBusyWithMemoryHitsIsNotClosedAsIdle: every attempt stalled, not judged") }
         }
     }
 }

@@ -96,7 +96,7 @@ import Glibc
                 #expect(RawConnection.send(socket, piece))
                 try await Task.sleep(for: .milliseconds(50))
             }
-            let answer = try await RawConnection.read(socket, seconds: 10) { $0.contains("X-Thumbcache: memory") }
+            let answer = try await RawConnection.read(socket, seconds: 60) { $0.contains("X-Thumbcache: memory") }
             #expect(answer.text.hasPrefix("HTTP/1.1 200 OK\r\n") && !answer.closed)
             #expect(server.routes.wirePathAnswers.load(ordering: .relaxed) == before + 1)
         }
@@ -138,7 +138,7 @@ import Glibc
             let requests = "POST /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
                 + "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
             #expect(RawConnection.send(socket, requests))
-            let received = try await RawConnection.read(socket, seconds: 10) { $0.contains("X-Thumbcache: memory") }
+            let received = try await RawConnection.read(socket, seconds: 60) { $0.contains("X-Thumbcache: memory") }
             let statuses = received.text.components(separatedBy: "\r\n").filter { $0.hasPrefix("HTTP/1.1 ") }
             #expect(statuses.count == 2 && statuses.first?.hasPrefix("HTTP/1.1 200") == false && statuses.last == "HTTP/1.1 200 OK",
                     "\(statuses)")

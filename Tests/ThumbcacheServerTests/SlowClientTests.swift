@@ -14,8 +14,9 @@ import Glibc
         let socket = try RawConnection.connect(port: server.port)
         defer { close(socket) }
         var closed = false
-        // One header line every 200 ms, never the blank line that ends the head: at most 40 lines (8 s).
-        for index in 0..<40 where !closed {
+        // One header line every 200 ms, never the blank line that ends the head, until the server cuts it; at most
+        // 600 lines (2 minutes) only as a hang guard: 40 lines (8 s) made a busy machine's late cut a failure.
+        for index in 0..<600 where !closed {
             let line = index == 0 ? "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n" : "X-Slow-\(index): y\r\n"
             if !RawConnection.send(socket, line) { closed = true; break }
             try await Task.sleep(for: .milliseconds(200))
