@@ -67,13 +67,13 @@ import Glibc
     /// it is idle (Hummingbird's own idle timer, which does not see these answers, closed it mid-use).
     /// The verdict is taken only on an attempt whose requests all went out less than the idle timeout apart,
     /// as the client's clock bounds it (from before one send to after the next): a test task the machine stalls
-    /// longer sees a closing the server was right to make (it failed beside `stress-ng --cpu 2`). Up to three
+    /// longer sees a closing the server was right to make (it failed beside `stress-ng --cpu 2`). Up to ten
     /// attempts; when every one stalled, nothing is judged and the test says so.
     @Test func aConnectionBusyWithMemoryHitsIsNotClosedAsIdle() async throws {
         try await ServerHarness.withCachedThumbnail(configure: { $0.idleTimeout = .seconds(2) }) { server, path in
             let request = "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
             var judged = false
-            for attempt in 1...3 where !judged {
+            for attempt in 1...10 where !judged {
                 let socket = try RawConnection.connect(port: server.port)
                 defer { close(socket) }
                 var answers: [Bool] = [], previousSend: ContinuousClock.Instant?, stalled = false
