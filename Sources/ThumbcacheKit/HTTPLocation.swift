@@ -89,12 +89,12 @@ struct HTTPLocation: Sendable, Hashable, CustomStringConvertible {
         var index = 0
         while index < bytes.count {
             if bytes[index] == UInt8(ascii: "%"), index + 2 < bytes.count,
-               let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2]) {
+               let high = HexDigit.value(bytes[index + 1]), let low = HexDigit.value(bytes[index + 2]) {
                 let value = high << 4 | low
                 if isUnreserved(value) {
                     output.append(value)
                 } else {
-                    output += [UInt8(ascii: "%"), hexDigit(high), hexDigit(low)]
+                    output += [UInt8(ascii: "%"), HexDigit.uppercase(high), HexDigit.uppercase(low)]
                 }
                 index += 3
             } else {
@@ -122,19 +122,6 @@ struct HTTPLocation: Sendable, Hashable, CustomStringConvertible {
             }
         }
         return "/" + output.joined(separator: "/")
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
-    }
-
-    private static func hexDigit(_ value: UInt8) -> UInt8 {
-        value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "A") + value - 10
     }
 
     /// ALPHA, DIGIT, `-`, `.`, `_`, `~` (RFC 3986 §2.3): escaping them changes nothing, so they are decoded.

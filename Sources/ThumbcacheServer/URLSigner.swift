@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import ThumbcacheKit
 
 /// imgproxy's URL signature: base64url(HMAC-SHA256(key, salt + path)), the path being everything after the
 /// signature segment. Without a key, only the literal `unsafe` is accepted; with one, `unsafe` is refused.
@@ -38,18 +39,9 @@ public struct URLSigner: Sendable {
         guard digits.count % 2 == 0 else { return nil }
         var bytes = Data(capacity: digits.count / 2)
         for index in stride(from: 0, to: digits.count, by: 2) {
-            guard let high = hexValue(digits[index]), let low = hexValue(digits[index + 1]) else { return nil }
+            guard let high = HexDigit.value(digits[index]), let low = HexDigit.value(digits[index + 1]) else { return nil }
             bytes.append(high << 4 | low)
         }
         return bytes
-    }
-
-    private static func hexValue(_ digit: UInt8) -> UInt8? {
-        switch digit {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): digit - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 }
