@@ -31,8 +31,18 @@ struct HTTPLocation: Sendable, Hashable, CustomStringConvertible {
         guard lower.hasPrefix("http://") || lower.hasPrefix("https://") else {
             throw Invalid(reason: "only http and https URLs are fetched")
         }
+        // A `%` that starts no escape makes URLComponents escape every `%` of the URL: another URL than written.
+        guard Self.escapesAreWellFormed(text) else {
+            throw Invalid(reason: "a % that is not followed by two hex digits (write a literal % as %25)")
+        }
         guard var components = URLComponents(string: text), let rawHost = components.host, !rawHost.isEmpty else {
             throw Invalid(reason: "not a valid http(s) URL")
+        }
+        // The HTTP client requests the decoded path, and one whose escapes are not UTF-8 text (`%FF`) decodes to
+        // nothing: it would ask for `/` and the query, not the URL checked.
+        guard components.percentEncodedPath.removingPercentEncoding != nil,
+              components.percentEncodedQuery.map({ $0.removingPercentEncoding != nil }) ?? true else {
+            throw Invalid(reason: "escapes in its path or query that are not UTF-8 text (such as %FF): it cannot be requested as written")
         }
         // Percent-escapes and IPv6 zone ids in a host name are legal but never needed for an image, and they
         // would make the host we check differ from the one the client connects to.
@@ -79,6 +89,17 @@ struct HTTPLocation: Sendable, Hashable, CustomStringConvertible {
     /// origins disagree on whether to decode them).
     static func normalizedPath(_ path: String) -> String {
         removingDotSegments(normalizingEscapes(path))
+    }
+
+    private static func escapesAreWellFormed(_ text: String) -> Bool {
+        let bytes = Array(text.utf8)
+        var index = 0
+        while let percent = bytes[index...].firstIndex(of: UInt8(ascii: "%")) {
+            guard percent + 2 < bytes.count, HexDigit.value(bytes[percent + 1]) != nil, HexDigit.value(bytes[percent + 2]) != nil
+            else { return false }
+            index = percent + 3
+        }
+        return true
     }
 
     private static func normalizingEscapes(_ path: String) -> String {

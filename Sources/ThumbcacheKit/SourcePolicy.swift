@@ -1,3 +1,5 @@
+import Foundation
+
 /// Which sources the pipeline may fetch: the defence against server-side request forgery for a server that
 /// fetches URLs its clients name. Checked whenever the origin is contacted, on the source and on every redirect
 /// hop: the scheme (http and https only; files only with `allowLoopback`), the URL prefixes, and the address
@@ -65,7 +67,23 @@ public struct SourcePolicy: Sendable, Equatable {
             let name = segment.prefix { $0 != ";" }
             if name == "." || name == ".." || name.isEmpty { return "a dot segment with parameters (\(segment.prefix(20)))" }
         }
+        for segment in path.split(separator: "/") where isDotLike(segment) {
+            return "a segment that an origin may read as a dot segment (\(segment.prefix(30)))"
+        }
         return nil
+    }
+
+    /// A segment that is not `.` or `..` (those are gone after normalisation) but that an origin decoding or
+    /// normalising differently could read as one: two dots and anything (`..%20`, `..%3F`, `...`), one dot and
+    /// only spaces or delimiters, or dots written as other characters that Unicode folds to `.` (`．．`, `‥`).
+    private static func isDotLike(_ segment: Substring) -> Bool {
+        let decoded = String(segment).removingPercentEncoding ?? String(segment)
+        let folded = decoded.precomposedStringWithCompatibilityMapping
+        if folded.hasPrefix("..") { return true }
+        guard folded.hasPrefix(".") else { return false }
+        let rest = folded.dropFirst()
+        if rest.isEmpty { return decoded != "." }
+        return rest.allSatisfy { $0.isWhitespace || "?#;".contains($0) }
     }
 
     /// Why the local file `path` (normalised `file://` URL `normalized`) is refused, or nil.

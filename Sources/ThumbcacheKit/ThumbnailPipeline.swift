@@ -128,8 +128,15 @@ public final class ThumbnailPipeline: Sendable {
                 result.contentDigest = SHA256Digest.hex(bytes: result.data)
                 return result
             }
-            let freshUntil = origin.freshUntil
-                ?? Date().addingTimeInterval(Freshness(metadata: origin.metadata, now: Date(), shared: shared).remaining)
+            let freshUntil: Date
+            if let known = origin.freshUntil {
+                freshUntil = known  // judged fresh (or served offline) in `resolveOrigin`
+            } else {
+                let freshness = Freshness(metadata: origin.metadata, now: Date(), shared: shared)
+                // `no-cache`: revalidated before every use, so never a memory hit, and a server says so downstream.
+                freshUntil = Date().addingTimeInterval(freshness.isFresh ? freshness.remaining : min(0, freshness.remaining))
+                result.revalidatesEveryUse = freshness.cacheControl.noCache
+            }
             (result.freshUntil, result.fetchDuration) = (freshUntil, origin.fetchDuration)
             result.lastModified = origin.metadata.headers["last-modified"].flatMap(HTTPDate.parse)
             result.uncacheable = origin.uncacheable

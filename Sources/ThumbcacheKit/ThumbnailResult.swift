@@ -38,6 +38,9 @@ public struct ThumbnailResult: Sendable {
     /// Set when the origin's answer may not be kept (`no-store`; for a shared cache also `private` or
     /// `Set-Cookie`): nothing was stored, and a server tells its clients the same.
     public var uncacheable: Uncacheable?
+    /// The origin said `no-cache`: the source is revalidated before every use (never a memory hit), and a server
+    /// tells its clients to do the same.
+    public var revalidatesEveryUse = false
     /// When the source stops being fresh (a CDN may keep the thumbnail until then).
     public var freshUntil: Date?
     /// The origin's Last-Modified, when it sent one.

@@ -43,6 +43,7 @@ struct ThumbnailResponder: Sendable {
 
     func cacheControl(_ result: ThumbnailResult) -> String {
         switch result.uncacheable {
+        case nil where result.revalidatesEveryUse: "public, no-cache"
         case nil: "public, max-age=\(maxAge(result))"
         case .noStore, .varyAny: "no-store"
         case .privateResponse, .setsCookie: "private, max-age=\(maxAge(result))"

@@ -22,19 +22,26 @@ enum EnvironmentFallback {
         "THUMBCACHE_" + flag.uppercased().replacingOccurrences(of: "-", with: "_")
     }
 
-    /// The flag's value, else the variable's, parsed as the flag would be (a bad value is a usage error).
-    static func given<T: ExpressibleByArgument>(_ given: T?, flag: String) throws -> Given<T>? {
+    /// The flag's value, else the variable's, parsed as the flag would be (a bad value is a usage error). A
+    /// variable set to nothing counts as unset, unless `emptyIsError`: for a secret (`THUMBCACHE_KEY=` from a
+    /// half-written env file must not start an unsigned server).
+    static func given<T: ExpressibleByArgument>(_ given: T?, flag: String, emptyIsError: Bool = false) throws -> Given<T>? {
         if let given { return Given(value: given, origin: "--\(flag) \(given)") }
         let name = variable(for: flag)
-        guard let text = ProcessInfo.processInfo.environment[name], !text.isEmpty else { return nil }
+        guard let text = ProcessInfo.processInfo.environment[name] else { return nil }
+        if text.isEmpty {
+            guard emptyIsError else { return nil }
+            throw Console.Failure(description: "\(name) is set but empty: give a value, or unset it (--\(flag))",
+                                  exitCode: Console.Status.usage)
+        }
         guard let value = T(argument: text) else {
             throw Console.Failure(description: "\(name)=\(text) is not a valid value for --\(flag)", exitCode: Console.Status.usage)
         }
         return Given(value: value, origin: "\(name)=\(text)")
     }
 
-    static func value<T: ExpressibleByArgument>(_ given: T?, flag: String) throws -> T? {
-        try self.given(given, flag: flag)?.value
+    static func value<T: ExpressibleByArgument>(_ given: T?, flag: String, emptyIsError: Bool = false) throws -> T? {
+        try self.given(given, flag: flag, emptyIsError: emptyIsError)?.value
     }
 
     /// As `value`, and within `range` (a usage error naming the range otherwise).
@@ -61,12 +68,19 @@ enum EnvironmentFallback {
         }
     }
 
-    /// A repeatable option, else its variable split at commas and spaces; each with where it came from.
-    static func list(_ given: [String], flag: String) -> [Given<String>] {
+    /// A repeatable option, else its variable split at commas and spaces; each with where it came from. A
+    /// variable that is set but names nothing (`""`, `","`) is a usage error: for a restriction such as
+    /// `--allow-source`, an empty list would mean no restriction at all.
+    static func list(_ given: [String], flag: String) throws -> [Given<String>] {
         if !given.isEmpty { return given.map { Given(value: $0, origin: "--\(flag) \($0)") } }
         let name = variable(for: flag)
-        let text = ProcessInfo.processInfo.environment[name] ?? ""
-        return text.split(whereSeparator: { $0 == "," || $0 == " " }).map { Given(value: String($0), origin: "\(name) item \($0)") }
+        guard let text = ProcessInfo.processInfo.environment[name] else { return [] }
+        let items = text.split(whereSeparator: { $0 == "," || $0 == " " })
+        guard !items.isEmpty else {
+            throw Console.Failure(description: "\(name) is set but names nothing: give at least one value, or unset it (--\(flag))",
+                                  exitCode: Console.Status.usage)
+        }
+        return items.map { Given(value: String($0), origin: "\(name) item \($0)") }
     }
 
     /// "(env THUMBCACHE_X)" for the help text.

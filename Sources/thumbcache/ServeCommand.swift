@@ -168,11 +168,11 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.host = try EnvironmentFallback.value(host, flag: "host") ?? configuration.host
         configuration.port = try EnvironmentFallback.value(port, flag: "port", in: Limits.ports) ?? configuration.port
         configuration.metricsPort = try EnvironmentFallback.value(metricsPort, flag: "metrics-port", in: Limits.ports)
-        if let key = try EnvironmentFallback.given(key, flag: "key") {
+        if let key = try EnvironmentFallback.given(key, flag: "key", emptyIsError: true) {
             guard let bytes = URLSigner.bytes(fromHex: key.value), !bytes.isEmpty else { throw key.failure("--key must be hex digits") }
             configuration.key = bytes
         }
-        if let salt = try EnvironmentFallback.given(salt, flag: "salt") {
+        if let salt = try EnvironmentFallback.given(salt, flag: "salt", emptyIsError: true) {
             guard let bytes = URLSigner.bytes(fromHex: salt.value) else { throw salt.failure("--salt must be hex digits") }
             configuration.salt = bytes
         }
@@ -192,9 +192,9 @@ struct ServeCommand: AsyncParsableCommand {
         if let file = try EnvironmentFallback.value(memoryPressureFile, flag: "memory-pressure-file") {
             configuration.memoryPressureFile = file.isEmpty ? nil : file
         }
-        configuration.adminToken = try EnvironmentFallback.value(adminToken, flag: "admin-token")
+        configuration.adminToken = try EnvironmentFallback.value(adminToken, flag: "admin-token", emptyIsError: true)
         configuration.demo = try EnvironmentFallback.flag(demo, flag: "demo")
-        let prefixes = EnvironmentFallback.list(allowSources, flag: "allow-source")
+        let prefixes = try EnvironmentFallback.list(allowSources, flag: "allow-source")
         if let bad = prefixes.first(where: { !ServeConfiguration.isSourcePrefix($0.value) }) {
             throw bad.failure("--allow-source must be an http or https URL prefix, e.g. https://img.example.com/photos/")
         }

@@ -12,13 +12,13 @@ struct SigningOptions: ParsableArguments {
 
     /// The signer; without a key, paths are signed `unsafe`. A bad key or salt is a usage error.
     func signer() throws -> URLSigner {
-        let keyBytes = try EnvironmentFallback.value(key, flag: "key").map { hex in
+        let keyBytes = try EnvironmentFallback.value(key, flag: "key", emptyIsError: true).map { hex in
             guard let bytes = URLSigner.bytes(fromHex: hex), !bytes.isEmpty else {
                 throw Console.Failure(description: "--key must be hex digits", exitCode: Console.Status.usage)
             }
             return bytes
         }
-        let saltBytes = try EnvironmentFallback.value(salt, flag: "salt").map { hex in
+        let saltBytes = try EnvironmentFallback.value(salt, flag: "salt", emptyIsError: true).map { hex in
             guard let bytes = URLSigner.bytes(fromHex: hex) else {
                 throw Console.Failure(description: "--salt must be hex digits", exitCode: Console.Status.usage)
             }

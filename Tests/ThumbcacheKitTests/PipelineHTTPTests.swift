@@ -386,7 +386,10 @@ import Testing
         try await harness.reopen()
         let stale = try await harness.pipeline.thumbnail(for: source, size: 128)
         #expect(stale.servedFrom == .stale && stale.data == first.data)
-        #expect(stale.staleBecause?.originError.hasSuffix("connection refused") == true, "\(String(describing: stale.staleBecause))")
+        // Refused, as a rule; on a busy machine a connection the closing server had accepted is reset instead.
+        // Either is the network failure stale-if-error covers: the verdict does not hang on which one.
+        let reason = stale.staleBecause?.originError ?? ""
+        #expect(reason.hasSuffix("connection refused") || reason.hasSuffix("Connection reset by peer"), "\(reason)")
         // An off-ladder size is rendered from the stale original.
         let other = try await harness.pipeline.thumbnail(for: source, size: 100)
         #expect(other.servedFrom == .stale && other.rendered && other.width == 100)

@@ -81,4 +81,13 @@ struct ServeConfigurationTests {
         #expect(variable.status == 64 && variable.stderr.contains("THUMBCACHE_ALLOW_SOURCE") && variable.stderr.contains(prefix),
                 "\(variable.stderr)")
     }
+
+    /// A restriction or a secret set to nothing must not mean "none": an allow-list of separators would allow
+    /// every source, an empty key an unsigned server (the hostile re-run found both starting).
+    @Test(arguments: [("THUMBCACHE_ALLOW_SOURCE", ","), ("THUMBCACHE_ALLOW_SOURCE", "   "), ("THUMBCACHE_ALLOW_SOURCE", ""),
+                      ("THUMBCACHE_KEY", ""), ("THUMBCACHE_SALT", ""), ("THUMBCACHE_ADMIN_TOKEN", "")])
+    func aVariableSetToNothingIsRefused(name: String, value: String) throws {
+        let run = try Self.run([], [name: value])
+        #expect(run.status == 64 && run.stderr.contains(name), "\(name)=\"\(value)\": \(run.status) \(run.stderr)")
+    }
 }

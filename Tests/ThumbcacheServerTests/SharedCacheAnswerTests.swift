@@ -62,6 +62,31 @@ import ThumbcacheKit
         await origin.stop()
     }
 
+    /// `no-cache`: stored, but revalidated before every use (never a memory hit), and CDNs are told the same
+    /// (the hostile re-run found it served from memory as `public, max-age=599`).
+    @Test func noCacheIsRevalidatedEveryTimeAndPassedOn() async throws {
+        let origin = try await TestOrigin()
+        origin.route("/nc.jpg") { request in
+            if request.headers[.ifNoneMatch] == "\"v\"" {
+                return Response(status: .notModified, headers: [.eTag: "\"v\"", .cacheControl: "no-cache, max-age=600"])
+            }
+            return Response(status: .ok, headers: [.contentType: "image/jpeg", .eTag: "\"v\"", .cacheControl: "no-cache, max-age=600"],
+                            body: .init(byteBuffer: ByteBuffer(bytes: Fixtures.jpeg)))
+        }
+        let server = try await ServerHarness()
+        let path = server.path(origin.url("/nc.jpg"), size: 64)
+        var served: [String?] = []
+        for _ in 1...3 {
+            let answer = try await server.request(path)
+            #expect(answer.status == 200 && answer.header("Cache-Control") == "public, no-cache", "\(String(describing: answer.header("Cache-Control")))")
+            served.append(answer.header("X-Thumbcache"))
+        }
+        #expect(served == ["network", "revalidated", "revalidated"])
+        #expect(origin.count("/nc.jpg") == 3, "asked before every use")
+        await server.stop()
+        await origin.stop()
+    }
+
     @Test func ignoreSetCookieKeepsSuchAnswers() async throws {
         let origin = try await TestOrigin()
         origin.route("/cookie.jpg") { _ in
