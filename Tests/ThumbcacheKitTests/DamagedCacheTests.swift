@@ -113,6 +113,16 @@ import Testing
         #expect(reason.contains("No space left on device"), "\(reason)")
         #expect(try pipeline.info(for: source) == nil, "nothing half-stored")
         await pipeline.close()
+        // The download's file (and any half-written value) goes when the last reference to it does, which a busy
+        // machine may delay past `close()`: the child below needs that room, so wait for it (a hang guard, not a
+        // verdict: a run beside stress-ng had the child's download fail with ENOSPC).
+        func cacheBytes() -> Int {
+            let files = FileManager.default.enumerator(atPath: cacheDir.path)?.allObjects as? [String] ?? []
+            return files.reduce(0) { total, name in
+                total + ((try? FileManager.default.attributesOfItem(atPath: cacheDir.path + "/" + name)[.size] as? Int) ?? 0)
+            }
+        }
+        for _ in 0..<12_000 where cacheBytes() > body.count / 2 { try await Task.sleep(for: .milliseconds(10)) }
 
         // The output goes elsewhere: only the cache disk is full.
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("thumbcache-full-\(UUID().uuidString).jpg")
