@@ -122,7 +122,8 @@ import Testing
                 total + ((try? FileManager.default.attributesOfItem(atPath: cacheDir.path + "/" + name)[.size] as? Int) ?? 0)
             }
         }
-        for _ in 0..<12_000 where cacheBytes() > body.count / 2 { try await Task.sleep(for: .milliseconds(10)) }
+        let deadline = ContinuousClock.now + .seconds(120)
+        while cacheBytes() > body.count / 2, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
 
         // The output goes elsewhere: only the cache disk is full.
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("thumbcache-full-\(UUID().uuidString).jpg")
