@@ -78,7 +78,7 @@ public struct ServeError: Error, Sendable, Equatable {
     /// said as the address refusal, which names nothing.
     static func refusalMessage(url: String, reason: String) -> String {
         let kind = if reason.contains("which origins read differently") {
-            "its path has an escaped slash or backslash, a dot segment with parameters or a NUL, which origins read differently"
+            "its path has something origins read differently (an escaped slash or backslash, a dot-like segment, a NUL)"
         } else if reason.contains("allowed source prefix") {
             "it is not under an allowed source prefix"
         } else if reason.contains("scheme is refused") {
