@@ -89,7 +89,6 @@ let package = Package(
             .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
             .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),
             .product(name: "NIOHTTP1", package: "swift-nio"),
-            .product(name: "AsyncHTTPClient", package: "async-http-client"),
         ], resources: [.copy("Samples")]),
         .testTarget(name: "ThumbcacheServerTests", dependencies: [
             "ThumbcacheServer", "ThumbcacheKit", "ImageDecode", "thumbcache", "BombTestSupport",
@@ -97,6 +96,7 @@ let package = Package(
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOHTTP1", package: "swift-nio"),
+            .product(name: "NIOEmbedded", package: "swift-nio"),
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
         ]),
         .testTarget(name: "ThumbcacheKitTests", dependencies: [
@@ -114,6 +114,8 @@ let package = Package(
             "ImageDecode", "ThumbcacheKit", "ThumbcacheServer",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            .product(name: "NIOCore", package: "swift-nio"),
         ]),
         // Seeded mutation fuzzer for the decoders (see Fuzz/README.md).
         .executableTarget(name: "thumbcache-fuzz", dependencies: ["ImageDecode", "SeededRandom"], path: "Fuzz/thumbcache-fuzz"),

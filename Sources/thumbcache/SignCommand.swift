@@ -32,7 +32,7 @@ struct SignCommand: AsyncParsableCommand {
             throw Console.Failure(description: "--format \(format.rawValue) is read, never written: use jpeg, png, webp or avif",
                                   exitCode: Console.Status.usage)
         }
-        do throws(ServeError) { _ = try ThumbcacheRoutes.source(source) } catch {
+        do throws(ServeError) { _ = try ThumbcacheEndpoints.source(source) } catch {
             throw Console.Failure(description: "\(source.prefix(60)): \(error.message)", exitCode: Console.Status.usage)
         }
         var path = ThumbnailPath(signature: "", size: size, fit: fit, source: source, format: format)

@@ -85,7 +85,7 @@ import ThumbcacheKit
         let server = try await ServerHarness { $0.timeout = .seconds(1) }
         // A request with no deadline of its own starts the download; one through the server (1 s deadline) joins it.
         let source = try ImageSource(origin.url("/shared.jpg"))
-        let pipeline = server.routes.pipeline
+        let pipeline = server.endpoints.pipeline
         let patient = Task { try await pipeline.thumbnail(for: source, size: 64) }
         #expect(await Self.eventually(within: 30) { trickle.started })
         let timedOut = Task { try await server.request(server.path(origin.url("/shared.jpg"), size: 64)) }
@@ -110,7 +110,7 @@ import ThumbcacheKit
         origin.image("/queued.jpg", Fixtures.jpeg)
         // The queued request times out whatever the deadline (the worker is held).
         let server = try await ServerHarness { $0.timeout = .seconds(3); $0.workers = 1; $0.queue = 4 }
-        let limiter = server.routes.limiter
+        let limiter = server.endpoints.limiter
         let release = DispatchSemaphore(value: 0)
         let held = Task { try await limiter.run { release.wait(); return 0 } }
         #expect(await Self.eventually(within: 30) { limiter.load.running == 1 })
@@ -123,7 +123,7 @@ import ThumbcacheKit
         _ = try await held.value
         // Through the pipeline, with no deadline: a download and render within 3 s was a speed (over 1 s under
         // ThreadSanitizer on a busy machine), not what this test is about.
-        let again = try await server.routes.pipeline.thumbnail(for: ImageSource(origin.url("/queued.jpg")), size: 64)
+        let again = try await server.endpoints.pipeline.thumbnail(for: ImageSource(origin.url("/queued.jpg")), size: 64)
         #expect(again.servedFrom == .network, "\(again.servedFrom)")
         #expect(origin.count("/queued.jpg") == 2, "the first download's render never ran, so nothing was stored")
         await server.stop()

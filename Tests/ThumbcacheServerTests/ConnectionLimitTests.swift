@@ -18,7 +18,7 @@ import Glibc
         // Two connections that send nothing, waiting (as the server sees them) before the third arrives.
         var idle = try (0..<2).map { _ in try RawConnection.connect(port: server.port) }
         defer { idle.forEach { close($0) } }
-        try await Self.until { server.routes.connections.idleCount == 2 }
+        try await Self.until { server.endpoints.connections.idleCount == 2 }
         // The third brings the server to the limit: it closes the one that has waited longest.
         idle.append(try RawConnection.connect(port: server.port))
         try await Self.until { Self.closedByPeer(idle[0]) || Self.closedByPeer(idle[1]) }
@@ -32,7 +32,11 @@ import Glibc
 
     /// Waits, polling, until `condition` holds: a signal, not a clock, decides (60 s bounds only a failing run).
     static func until(_ condition: () -> Bool) async throws {
-        for _ in 0..<3000 where !condition() { try await Task.sleep(for: .milliseconds(20)) }
+        var waited = 0
+        while !condition(), waited < 3000 {
+            try await Task.sleep(for: .milliseconds(20))
+            waited += 1
+        }
         try #require(condition())
     }
 

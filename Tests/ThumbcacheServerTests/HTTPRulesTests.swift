@@ -7,8 +7,8 @@ import ThumbcacheKit
 import Glibc
 #endif
 
-/// The HTTP/1 rules hold on every answer path: a head that NIO's decoder or `HostFieldCheck` rejects or reads
-/// differently gets the same answer whether or not `MemoryHitWirePath` (which reads heads itself) is in front,
+/// The HTTP/1 rules hold on every answer path: a head that NIO's decoder or `RequestHeadRules` rejects or reads
+/// differently gets the same answer whether or not `WireHitHandler` (which reads heads itself) is in front,
 /// and is never answered from the bytes. HEAD of the fixed routes, and the purge's auth scheme.
 @Suite(.serialized) struct HTTPRulesTests {
     /// The status line of the first answer to `bytes` on a new connection.
@@ -46,20 +46,20 @@ import Glibc
         let origin = try await TestOrigin()
         origin.image("/a.jpg", Fixtures.jpeg)
         let wire = try await ServerHarness()
-        let decoder = try await ServerHarness { $0.memoryHitWirePath = false }
+        let decoder = try await ServerHarness { $0.answersHitsFromBytes = false }
         let path = wire.path(origin.url("/a.jpg"), size: 64)
         #expect(try await wire.request(path).status == 200)
         #expect(try await decoder.request(path).status == 200)
         #expect(try await Self.status(wire.port, "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n") == "HTTP/1.1 200 OK")
-        let wireAnswers = wire.routes.wirePathAnswers.load(ordering: .relaxed)
+        let wireAnswers = wire.hitsFromBytes
         for (name, bytes, expected) in Self.heads(path, port: wire.port) {
             let viaWire = try await Self.status(wire.port, bytes)
             let viaDecoder = try await Self.status(decoder.port, bytes.replacingOccurrences(of: ":\(wire.port)/", with: ":\(decoder.port)/"))
             #expect(viaWire == viaDecoder && !viaWire.isEmpty, "\(name): \(viaWire) with the wire path, \(viaDecoder) without")
             if let expected { #expect(viaWire.hasPrefix("HTTP/1.1 \(expected)"), "\(name): \(viaWire)") }
         }
-        #expect(wire.routes.wirePathAnswers.load(ordering: .relaxed) == wireAnswers, "none of them answered from the bytes")
-        #expect(decoder.routes.wirePathAnswers.load(ordering: .relaxed) == 0)
+        #expect(wire.hitsFromBytes == wireAnswers, "none of them answered from the bytes")
+        #expect(decoder.hitsFromBytes == 0)
         await wire.stop()
         await decoder.stop()
         await origin.stop()
@@ -68,11 +68,11 @@ import Glibc
     /// A refused head followed by a hit in the same write: the 400 and nothing else (the connection closes).
     @Test func nothingIsAnsweredFromTheBytesAfterARefusedHost() async throws {
         try await ServerHarness.withCachedThumbnail { server, path in
-            let before = server.routes.wirePathAnswers.load(ordering: .relaxed)
+            let before = server.hitsFromBytes
             let requests = "GET \(path) HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\nGET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
             let answer = try await RawConnection.exchange(server.port, requests)
             #expect(answer.text.hasPrefix("HTTP/1.1 400") && answer.closed && !answer.text.contains("X-Thumbcache"), "\(answer.text.prefix(300))")
-            #expect(server.routes.wirePathAnswers.load(ordering: .relaxed) == before)
+            #expect(server.hitsFromBytes == before)
         }
     }
 
@@ -115,6 +115,6 @@ import Glibc
 
     @Test(arguments: [("Bearer t", "t"), ("bearer  t ", "t"), ("Bearer", nil), ("Basic t", nil), ("Bearer ", nil)] as [(String, String?)])
     func bearerTokens(_ header: String, _ token: String?) {
-        #expect(ThumbcacheRoutes.bearerToken(header).map(String.init) == token)
+        #expect(ThumbcacheEndpoints.bearerToken(header).map(String.init) == token)
     }
 }

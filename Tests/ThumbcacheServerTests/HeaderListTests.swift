@@ -105,10 +105,8 @@ struct HeaderListTests {
     @Test func aMemoryHitWithAnOverlongConnectionListGoesToTheRouter() async throws {
         try await ServerHarness.withCachedThumbnail { server, path in
             let long = Array(repeating: "x-token", count: 100_000).joined(separator: ", ")
-            let before = server.routes.fastPathAnswers.load(ordering: .relaxed)
-            #expect(server.routes.memoryHitAnswer(method: .get, path: path, headers: [.connection: long]) == nil)
-            #expect(server.routes.memoryHitAnswer(method: .get, path: path, headers: [.connection: "keep-alive"]) != nil)
-            #expect(server.routes.fastPathAnswers.load(ordering: .relaxed) == before + 1)
+            #expect(server.endpoints.memoryHitAnswer(method: .get, path: path, headers: [.connection: long]) == nil)
+            #expect(server.endpoints.memoryHitAnswer(method: .get, path: path, headers: [.connection: "keep-alive"]) != nil)
         }
     }
 }

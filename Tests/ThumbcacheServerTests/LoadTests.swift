@@ -16,7 +16,7 @@ import ThumbcacheKit
         }
         #expect(statuses.count == 50 && statuses.allSatisfy { $0 == 200 }, "\(statuses)")
         #expect(origin.count("/a.jpg") == 1)
-        #expect(server.routes.limiter.rendersStarted == 1, "coalesced waiters do not take a render slot or count against the queue")
+        #expect(server.endpoints.limiter.rendersStarted == 1, "coalesced waiters do not take a render slot or count against the queue")
         await server.stop()
         await origin.stop()
     }
@@ -32,7 +32,7 @@ import ThumbcacheKit
         #expect(try await server.request(hit).status == 200)
         // Hold the one worker and the one queue place with renders that wait for the test.
         let release = DispatchSemaphore(value: 0)
-        let limiter = server.routes.limiter
+        let limiter = server.endpoints.limiter
         let held = (0..<2).map { _ in
             Task { try await limiter.run { release.wait(); return 0 } }
         }

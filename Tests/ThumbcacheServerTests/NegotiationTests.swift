@@ -63,7 +63,7 @@ import ThumbcacheKit
         #expect(jpeg.header("Content-Type") == "image/jpeg" && jpeg.header("X-Thumbcache") != "memory")
         let jpegAgain = try await server.request(path, headers: [("Accept", "image/png, */*;q=0.1")])
         #expect(jpegAgain.header("X-Thumbcache") == "memory" && jpegAgain.body == jpeg.body)
-        let keys = server.routes.pipeline.memory.keysInLruOrder
+        let keys = server.endpoints.pipeline.memory.keysInLruOrder
         #expect(keys.count == 2 && keys.allSatisfy { !$0.contains("*") && !$0.contains("image/") }, "\(keys)")
         #expect(origin.count("/a.jpg") == 1)
         await server.stop()

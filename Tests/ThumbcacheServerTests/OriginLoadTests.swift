@@ -64,7 +64,7 @@ import ThumbcacheKit
             Task { try await server.request(server.path(origin.url("/held\(i).jpg"), size: 64)) }
         }
         try await Self.waitUntil("both held downloads reached the origin") { origin.count("/held0.jpg") + origin.count("/held1.jpg") == 2 }
-        #expect(server.routes.limiter.load.promised == 2)
+        #expect(server.endpoints.limiter.load.promised == 2)
         for i in 0..<6 {
             let answer = try await server.request(server.path(origin.url("/more\(i).jpg"), size: 64))
             #expect(answer.status == 503 && answer.json["error"] == "overloaded", "\(i): \(answer.status)")
@@ -72,7 +72,7 @@ import ThumbcacheKit
         #expect((0..<6).allSatisfy { origin.count("/more\($0).jpg") == 0 }, "a refused request cost no download")
         latch.open()
         for task in held { #expect(try await task.value.status == 200) }
-        let load = server.routes.limiter.load
+        let load = server.endpoints.limiter.load
         #expect(load.running == 0 && load.queued == 0 && load.promised == 0, "every promised place was used or given back")
         #expect(try await server.request(server.path(origin.url("/more0.jpg"), size: 64)).status == 200)
         await server.stop()
@@ -107,7 +107,7 @@ import ThumbcacheKit
         let server = try await ServerHarness { $0.workers = 1; $0.queue = 0 }
         for path in ["/missing.jpg", "/html.jpg", "/missing.jpg"] {
             #expect(try await server.request(server.path(origin.url(path), size: 64)).status != 200)
-            #expect(server.routes.limiter.load.promised == 0, "\(path)")
+            #expect(server.endpoints.limiter.load.promised == 0, "\(path)")
         }
         #expect(try await server.request(server.path(origin.url("/ok.jpg"), size: 64)).status == 200, "workers 1, queue 0: the one place is free")
         await server.stop()

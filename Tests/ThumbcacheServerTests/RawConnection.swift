@@ -60,12 +60,13 @@ enum RawConnection {
         Glibc.send(socket, text, text.utf8.count, Int32(MSG_NOSIGNAL)) == text.utf8.count
     }
 
-    /// Sends `requests` on a new connection and reads until `done`, the server closes, or 5 s.
+    /// Sends `requests` on a new connection and reads until `done` or the server closes. The 60 s only guard against
+    /// a hang: a shorter cap turned a slow answer on a loaded machine into a missing one.
     static func exchange(_ port: Int, _ requests: String, until done: @escaping (String) -> Bool = { _ in false })
         async throws -> (text: String, closed: Bool) {
         let socket = try connect(port: port)
         defer { close(socket) }
         #expect(send(socket, requests))
-        return try await read(socket, seconds: 5, until: done)
+        return try await read(socket, seconds: 60, until: done)
     }
 }

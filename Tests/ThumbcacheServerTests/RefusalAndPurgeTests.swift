@@ -42,14 +42,14 @@ import Testing
         let path = server.path(origin.url("/a.jpg"), size: 64)
         #expect(try await server.request(path).status == 200)
         let source = try ImageSource(origin.url("/a.jpg"))
-        server.routes.pipeline.store.remove(key: source.cacheKey)  // as an eviction would
-        #expect(try server.routes.pipeline.info(for: source) == nil)
+        server.endpoints.pipeline.store.remove(key: source.cacheKey)  // as an eviction would
+        #expect(try server.endpoints.pipeline.info(for: source) == nil)
         #expect(try await server.request(path).header("X-Thumbcache") == "memory")
         let purge = "/admin/purge/\(Base64URL.encode(origin.url("/a.jpg")))"
         let first = try await server.request(purge, method: .POST, headers: [("Authorization", "Bearer s3cret")])
         #expect(first.status == 200 && first.jsonObject["removed"] as? Bool == true, "\(String(decoding: first.body, as: UTF8.self))")
         #expect(try await server.request(path).header("X-Thumbcache") == "network", "gone from memory")
-        _ = try server.routes.pipeline.remove(source: source)
+        _ = try server.endpoints.pipeline.remove(source: source)
         let again = try await server.request(purge, method: .POST, headers: [("Authorization", "Bearer s3cret")])
         #expect(again.jsonObject["removed"] as? Bool == false, "nothing left: \(String(decoding: again.body, as: UTF8.self))")
         await server.stop()

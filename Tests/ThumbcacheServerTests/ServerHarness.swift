@@ -60,7 +60,18 @@ final class ServerHarness: Sendable {
         metricsPort = configuration.metricsPort == nil ? nil : await iterator.next()
     }
 
-    var routes: ThumbcacheRoutes { service.routes }
+    var endpoints: ThumbcacheEndpoints { service.endpoints }
+
+    /// Memory hits answered from the request bytes, and by the router, as the metrics count them.
+    var hitsFromBytes: Int { metric("thumbcache_memory_hit_answers_total{by=\"bytes\"}") }
+    var hitsByRouter: Int { metric("thumbcache_memory_hit_answers_total{by=\"router\"}") }
+
+    /// A counter's value from the Prometheus text, 0 when it is not there.
+    func metric(_ series: String) -> Int {
+        endpoints.metrics.registry.emitToString().split(separator: "\n")
+            .first { $0.hasPrefix(series + " ") }
+            .flatMap { Int($0.dropFirst(series.count + 1)) } ?? 0
+    }
 
     /// A server whose memory cache holds the 64 px thumbnail at `path` (one request made it), beside its origin;
     /// both stopped afterwards.
@@ -86,7 +97,7 @@ final class ServerHarness: Sendable {
     /// The path of a thumbnail, signed as the server expects.
     func path(_ source: String, size: Int, fit: FitMode = .contain, format: ImageFormat? = nil) -> String {
         var path = ThumbnailPath(signature: "", size: size, fit: fit, source: source, format: format)
-        path.signature = routes.signer.signature(for: path.signedPart)
+        path.signature = endpoints.signer.signature(for: path.signedPart)
         return path.path
     }
 

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import ThumbcacheKit
 @testable import ThumbcacheServer
+@testable import thumbcache
 
 /// `thumbcache warm --server`: a real server on 127.0.0.1 in front of a real origin on 127.0.0.1.
 @Suite(.serialized) struct ServerWarmTests {

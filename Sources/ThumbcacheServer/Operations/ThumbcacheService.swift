@@ -13,7 +13,7 @@ import UnixSignals
 /// rather than refused connections; then it stops accepting and finishes the requests in flight within
 /// `shutdownTimeout`, the render workers stop and the cache closes.
 public struct ThumbcacheService: Sendable {
-    public let routes: ThumbcacheRoutes
+    public let endpoints: ThumbcacheEndpoints
     private let logger: Logger
     /// The `Server` header.
     static let serverName = "thumbcache"
@@ -34,7 +34,7 @@ public struct ThumbcacheService: Sendable {
         // A long-running server owns its directory: one lock for its lifetime, not one per request.
         pipelineConfiguration.lockMode = .holdForLifetime
         let pipeline = try ThumbnailPipeline(configuration: pipelineConfiguration, onLockWait: onLockWait)
-        routes = ThumbcacheRoutes(configuration: configuration, pipeline: pipeline, limiter: limiter, metrics: ServerMetrics())
+        endpoints = ThumbcacheEndpoints(configuration: configuration, pipeline: pipeline, limiter: limiter, metrics: ServerMetrics())
         self.logger = logger
     }
 
@@ -42,35 +42,34 @@ public struct ThumbcacheService: Sendable {
     /// (the main one first).
     public func run(gracefulShutdownSignals: [UnixSignal] = [.sigterm, .sigint],
                     onListening: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
-        let configuration = routes.configuration
+        let configuration = endpoints.configuration
         let router = Router()
-        routes.register(on: router, metricsRoute: configuration.metricsPort == nil)
-        // One timer for both limits, in `RequestHeadDeadline`, which sees every request and answer (the wire
-        // path tells it of its own): Hummingbird's idle timer does not see the memory-hit answers, so it would
-        // close busy connections.
-        let headDeadline = TimeAmount.nanoseconds(min(configuration.headerTimeout, configuration.idleTimeout).nanoseconds)
-        let connections = routes.connections
+        endpoints.register(on: router, metricsRoute: configuration.metricsPort == nil)
+        var channel = ThumbcacheHTTP1Channel.Configuration()
+        // One deadline for both limits: the connection's state sees every request, the wire's answers too.
+        channel.headDeadline = min(configuration.headerTimeout, configuration.idleTimeout)
+        channel.serverName = Self.serverName
+        channel.answersHitsFromBytes = configuration.answersHitsFromBytes
+        let connections = endpoints.connections
         let app = Application(
             router: router,
-            server: .http1(configuration: .init(additionalChannelHandlers: [
-                HTTP10ConnectionClose.Installer(), RequestHeadDeadline(timeout: headDeadline, connections: connections),
-                routes.memoryHitHandler(serverName: Self.serverName),
-            ], idleTimeout: nil)),
-            configuration: .init(address: .hostname(ServeConfiguration.bindAddress(configuration.host), port: configuration.port), serverName: Self.serverName,
-                                 availableConnectionsDelegate: OpenConnections.Delegate(connections: connections)),
+            server: .thumbcacheHTTP1(endpoints: endpoints, configuration: channel, connections: connections),
+            // No server name here: the channel stamps every answer (`AnswerHead`).
+            configuration: .init(address: .hostname(ServeConfiguration.bindAddress(configuration.host), port: configuration.port),
+                                 serverName: nil, availableConnectionsDelegate: OpenConnections.Delegate(connections: connections)),
             onServerRunning: { channel in await onListening(channel.localAddress?.port ?? 0) }, logger: logger)
-        var services: [any Service] = [PipelineCloser(routes: routes)]
+        var services: [any Service] = [PipelineCloser(endpoints: endpoints)]
         // Before the main server in the group, so stopped after it: its /healthz says 503 through the drain.
         if let metricsPort = configuration.metricsPort {
             let metricsRouter = Router()
-            routes.registerMetrics(on: metricsRouter)
+            endpoints.registerMetrics(on: metricsRouter)
             services.append(Application(
                 router: metricsRouter, configuration: .init(address: .hostname(ServeConfiguration.bindAddress(configuration.host), port: metricsPort)),
                 onServerRunning: { channel in await onListening(channel.localAddress?.port ?? 0) }, logger: logger))
         }
-        services.append(Draining(server: app, routes: routes, drain: configuration.drainTimeout, logger: logger))
+        services.append(Draining(server: app, endpoints: endpoints, drain: configuration.drainTimeout, logger: logger))
         if let file = configuration.memoryPressureFile {
-            services.append(MemoryPressureMonitor(cache: routes.pipeline.memory, pressureFile: URL(fileURLWithPath: file)))
+            services.append(MemoryPressureMonitor(cache: endpoints.pipeline.memory, pressureFile: URL(fileURLWithPath: file)))
         }
         var groupConfiguration = ServiceGroupConfiguration(
             services: services.map { .init(service: $0) }, gracefulShutdownSignals: gracefulShutdownSignals, logger: logger)
@@ -84,7 +83,7 @@ public struct ThumbcacheService: Sendable {
 /// another hears the outer one's shutdown through task-locals, and would stop accepting at once.
 private struct Draining: Service {
     let server: any Service
-    let routes: ThumbcacheRoutes
+    let endpoints: ThumbcacheEndpoints
     let drain: Duration
     let logger: Logger
 
@@ -99,7 +98,7 @@ private struct Draining: Service {
             }
             tasks.addTask {
                 try await gracefulShutdown()  // throws when cancelled
-                routes.beginStopping()
+                endpoints.beginStopping()
                 try? await Task.sleep(for: drain)
                 await group.triggerGracefulShutdown()
                 return .drained
@@ -114,11 +113,11 @@ private struct Draining: Service {
 /// First in the group, so the last to stop: once the servers have finished their requests, the render
 /// workers stop and the cache closes (counters saved, directory lock released).
 private struct PipelineCloser: Service {
-    let routes: ThumbcacheRoutes
+    let endpoints: ThumbcacheEndpoints
 
     func run() async throws {
         try? await gracefulShutdown()
-        await routes.limiter.shutdown()
-        await routes.pipeline.close()
+        await endpoints.limiter.shutdown()
+        await endpoints.pipeline.close()
     }
 }

@@ -8,9 +8,9 @@ import Testing
 import Glibc
 #endif
 
-/// `MemoryHitWirePath` reads request heads itself, in front of NIO's decoder: it must answer only what it read
+/// `WireHitHandler` reads request heads itself, in front of NIO's decoder: it must answer only what it read
 /// completely, hand everything else to the decoder whole, and never let an answer overtake another.
-@Suite(.serialized) struct MemoryHitWirePathTests {
+@Suite(.serialized) struct WireHitHandlerTests {
     static func parse(_ text: String) -> WireRequestParse { WireRequest.parse(ByteBuffer(string: text)) }
 
     static func request(_ text: String) -> WireRequest? {
@@ -46,7 +46,7 @@ import Glibc
             "GET / HTTP/1.1\r\nA: b\r\n c\r\n\r\n", "GET / HTTP/1.1\r\nBad Name: x\r\n\r\n", "GET / HTTP/1.1\r\nA: \u{e9}\r\n\r\n",
             "GET / HTTP/1.1\r\n: x\r\n\r\n", "GET / HTTP/1.1\r\nNoColon\r\n\r\n", "GET / HTTP/1.1\nA: b\r\n\r\n",
             "GET  / HTTP/1.1\r\n\r\n", "GET / HTTP/2.0\r\n\r\n", "GET / HTTP/1.12\r\n\r\n", "GET /\u{7f} HTTP/1.1\r\n\r\n",
-            "GET / HTTP/1.1\r\n" + String(repeating: "A: b\r\n", count: MemoryHitWirePath.maximumFields + 1) + "\r\n",
+            "GET / HTTP/1.1\r\n" + String(repeating: "A: b\r\n", count: WireHitHandler.maximumFields + 1) + "\r\n",
         ]
         for head in heads {
             guard case .unframed = Self.parse(head) else {
@@ -71,14 +71,14 @@ import Glibc
             let expected = (0..<max(0, bytes.count - 3)).first { Array(bytes[$0..<($0 + 4)]) == [13, 10, 13, 10] }.map { $0 + 4 }
             let bareLineFeeds = bytes.indices.filter { bytes[$0] == 10 && ($0 == 0 || bytes[$0 - 1] != 13) }
             let buffer = ByteBuffer(bytes: bytes)
-            #expect(MemoryHitWirePath.headLength(buffer) == expected, "\(bytes)")
-            #expect(MemoryHitWirePath.hasBareLineFeed(buffer) == !bareLineFeeds.isEmpty, "\(bytes)")
+            #expect(WireRequest.headLength(buffer) == expected, "\(bytes)")
+            #expect(WireRequest.hasBareLineFeed(buffer) == !bareLineFeeds.isEmpty, "\(bytes)")
             for searched in 0...bytes.count {
                 if expected.map({ $0 <= searched }) != true {  // no blank line ends in the bytes searched before
-                    #expect(MemoryHitWirePath.headLength(buffer, from: searched) == expected, "\(bytes) from \(searched)")
+                    #expect(WireRequest.headLength(buffer, from: searched) == expected, "\(bytes) from \(searched)")
                 }
                 if bareLineFeeds.allSatisfy({ $0 >= searched }) {
-                    #expect(MemoryHitWirePath.hasBareLineFeed(buffer, from: searched) == !bareLineFeeds.isEmpty, "\(bytes) from \(searched)")
+                    #expect(WireRequest.hasBareLineFeed(buffer, from: searched) == !bareLineFeeds.isEmpty, "\(bytes) from \(searched)")
                 }
             }
             checked += 1
@@ -89,7 +89,7 @@ import Glibc
     /// The head sent in pieces (the blank line split too) is answered here once it is whole.
     @Test func aHeadInPiecesIsAnsweredWhenWhole() async throws {
         try await ServerHarness.withCachedThumbnail { server, path in
-            let before = server.routes.wirePathAnswers.load(ordering: .relaxed)
+            let before = server.hitsFromBytes
             let socket = try RawConnection.connect(port: server.port)
             defer { close(socket) }
             for piece in ["GE", "T \(path) HTTP/1.1\r\nHo", "st: 127.0.0.1\r\n\r", "\n"] {
@@ -98,7 +98,7 @@ import Glibc
             }
             let answer = try await RawConnection.read(socket, seconds: 60) { $0.contains("X-Thumbcache: memory") }
             #expect(answer.text.hasPrefix("HTTP/1.1 200 OK\r\n") && !answer.closed)
-            #expect(server.routes.wirePathAnswers.load(ordering: .relaxed) == before + 1)
+            #expect(server.hitsFromBytes == before + 1)
         }
     }
 
@@ -112,8 +112,8 @@ import Glibc
         let hot = server.path(origin.url("/hot.jpg"), size: 64)
         let slow = server.path(origin.url("/slow.jpg"), size: 64)
         #expect(try await server.request(hot).status == 200)
-        let before = server.routes.wirePathAnswers.load(ordering: .relaxed)
-        let fastPathBefore = server.routes.fastPathAnswers.load(ordering: .relaxed)
+        let before = server.hitsFromBytes
+        let routerBefore = server.hitsByRouter
         let socket = try RawConnection.connect(port: server.port)
         defer { close(socket) }
         let requests = [hot, slow, hot].map { "GET \($0) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n" }.joined()
@@ -121,8 +121,8 @@ import Glibc
         let received = try await RawConnection.read(socket, seconds: 20) { $0.components(separatedBy: "HTTP/1.1 200").count == 4 }
         let served = received.text.components(separatedBy: "\r\n").filter { $0.hasPrefix("X-Thumbcache: ") }
         #expect(served == ["X-Thumbcache: memory", "X-Thumbcache: network", "X-Thumbcache: memory"], "\(received.text.prefix(800))")
-        #expect(server.routes.wirePathAnswers.load(ordering: .relaxed) == before + 1)
-        #expect(server.routes.fastPathAnswers.load(ordering: .relaxed) == fastPathBefore + 1, "the last hit went to the router")
+        #expect(server.hitsFromBytes == before + 1)
+        #expect(server.hitsByRouter == routerBefore + 1, "the last hit went to the router")
         await server.stop()
         await origin.stop()
     }
@@ -131,7 +131,7 @@ import Glibc
     /// request, and the hit after it is still answered, in order.
     @Test func aRequestWithABodyHandsTheConnectionToTheDecoder() async throws {
         try await ServerHarness.withCachedThumbnail { server, path in
-            let before = server.routes.wirePathAnswers.load(ordering: .relaxed)
+            let before = server.hitsFromBytes
             let socket = try RawConnection.connect(port: server.port)
             defer { close(socket) }
             let body = "GET \(path) HTTP/1.1\r\n\r\n"  // a request's shape, as a body: must not be answered
@@ -142,7 +142,7 @@ import Glibc
             let statuses = received.text.components(separatedBy: "\r\n").filter { $0.hasPrefix("HTTP/1.1 ") }
             #expect(statuses.count == 2 && statuses.first?.hasPrefix("HTTP/1.1 200") == false && statuses.last == "HTTP/1.1 200 OK",
                     "\(statuses)")
-            #expect(server.routes.wirePathAnswers.load(ordering: .relaxed) == before, "nothing answered from the bytes after the body")
+            #expect(server.hitsFromBytes == before, "nothing answered from the bytes after the body")
         }
     }
 
@@ -150,12 +150,12 @@ import Glibc
     /// once, whose answer the client gets (not a wait for the head timer).
     @Test func aHeadWithBareLineFeedsIsLeftToTheDecoder() async throws {
         try await ServerHarness.withCachedThumbnail { server, path in
-            let before = server.routes.wirePathAnswers.load(ordering: .relaxed)
+            let before = server.hitsFromBytes
             let received = try await RawConnection.exchange(server.port, "GET \(path) HTTP/1.1\nHost: 127.0.0.1\n\n") {
                 $0.contains("\r\n\r\n")
             }
             #expect(received.text.hasPrefix("HTTP/1.1 "), "an answer, whichever: \(received.text.prefix(200))")
-            #expect(server.routes.wirePathAnswers.load(ordering: .relaxed) == before)
+            #expect(server.hitsFromBytes == before)
         }
     }
 
@@ -163,13 +163,13 @@ import Glibc
     /// write: the decoder's 400 comes first and the hit is not answered from the bytes behind it.
     @Test func aHeadTheDecoderRejectsIsAnsweredFirst() async throws {
         try await ServerHarness.withCachedThumbnail { server, path in
-            let before = server.routes.wirePathAnswers.load(ordering: .relaxed)
+            let before = server.hitsFromBytes
             let requests = "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\nContent-Length: 0\r\n\r\n"
                 + "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
             let received = try await RawConnection.exchange(server.port, requests)
             let statuses = received.text.components(separatedBy: "\r\n").filter { $0.hasPrefix("HTTP/1.1 ") }
             #expect(statuses.first?.hasPrefix("HTTP/1.1 400") == true, "\(received.text.prefix(300))")
-            #expect(server.routes.wirePathAnswers.load(ordering: .relaxed) == before)
+            #expect(server.hitsFromBytes == before)
         }
     }
 
@@ -177,7 +177,7 @@ import Glibc
     /// (the client would take it for the answer to a request the decoder still holds).
     @Test func nothingIsAnsweredHereAfterConnect() async throws {
         try await ServerHarness.withCachedThumbnail { server, path in
-            let before = server.routes.wirePathAnswers.load(ordering: .relaxed)
+            let before = server.hitsFromBytes
             let socket = try RawConnection.connect(port: server.port)
             defer { close(socket) }
             #expect(RawConnection.send(socket, "CONNECT 127.0.0.1:80 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"))
@@ -187,7 +187,7 @@ import Glibc
             #expect(RawConnection.send(socket, "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"))
             let received = try await RawConnection.read(socket, seconds: 2) { $0.contains("X-Thumbcache") }
             #expect(!received.text.contains("X-Thumbcache"), "\(received.text.prefix(300))")
-            #expect(server.routes.wirePathAnswers.load(ordering: .relaxed) == before)
+            #expect(server.hitsFromBytes == before)
         }
     }
 
@@ -196,7 +196,7 @@ import Glibc
     /// queued here without that check would grow with every request the client managed to send.
     @Test func aClientThatDoesNotReadIsNotAnsweredWithoutBound() async throws {
         try await ServerHarness.withCachedThumbnail { server, path in
-            let before = server.routes.wirePathAnswers.load(ordering: .relaxed)
+            let before = server.hitsFromBytes
             let socket = try RawConnection.connect(port: server.port, receiveBuffer: 4096)
             defer { close(socket) }
             #expect(fcntl(socket, F_SETFL, fcntl(socket, F_GETFL) | O_NONBLOCK) == 0)
@@ -217,9 +217,9 @@ import Glibc
                 }
             }
             let requests = sentBytes / (batch.count / 100)
-            let answered = server.routes.wirePathAnswers.load(ordering: .relaxed) - before
+            let answered = server.hitsFromBytes - before
             try await Task.sleep(for: .seconds(1))
-            let answeredLater = server.routes.wirePathAnswers.load(ordering: .relaxed) - before
+            let answeredLater = server.hitsFromBytes - before
             #expect(blocked, "the server read all \(requests) requests")
             // Without the check the server went on answering (about 4,500 a second, each flush walking the
             // growing queue) until it had answered every request it could read.

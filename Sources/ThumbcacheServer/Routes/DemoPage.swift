@@ -6,7 +6,7 @@ import ImageDecode
 /// "reset images", "reset cache") as one page with no external assets, loading through this server.
 /// Its default sources are two sample photos the server serves itself, so it works with no network.
 struct DemoPage: Sendable {
-    let routes: ThumbcacheRoutes
+    let endpoints: ThumbcacheEndpoints
 
     static let samples = ["rocket.jpg": "image/jpeg", "chelsea.png": "image/png"]
 
@@ -24,7 +24,7 @@ struct DemoPage: Sendable {
         }
         // Demo-only purge, without the admin token: "reset cache" on the page.
         router.post("demo/purge/:source") { _, context in
-            routes.purge(encodedSource: context.parameters.get("source") ?? "")
+            endpoints.purge(encodedSource: context.parameters.get("source") ?? "").response
         }
     }
 
@@ -34,7 +34,7 @@ struct DemoPage: Sendable {
             return ServeError.badRequest("give source, size and fit (contain or cover)").response
         }
         var path = ThumbnailPath(signature: "", size: size, fit: fit, source: source, format: nil)
-        path.signature = routes.signer.signature(for: path.signedPart)
+        path.signature = endpoints.signer.signature(for: path.signedPart)
         return Response(status: .ok, headers: [.contentType: "application/json", .cacheControl: "no-store"],
                         body: .init(byteBuffer: ByteBuffer(string: ServeError.json(["path": path.path, "source": path.encodedSource]))))
     }

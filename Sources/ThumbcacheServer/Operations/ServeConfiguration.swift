@@ -50,9 +50,9 @@ public struct ServeConfiguration: Sendable {
     /// response): a client that sends its headers slowly is cut.
     public var headerTimeout: Duration = .seconds(10)
 
-    /// Whether `MemoryHitWirePath` answers memory hits from the request's bytes; off only in tests, which compare
-    /// its answers with the decoder's.
-    var memoryHitWirePath = true
+    /// Whether `WireHitHandler` answers memory hits from the request's bytes; off only in tests, which compare
+    /// its answers with the router's.
+    var answersHitsFromBytes = true
 
     /// The PSI file watched for memory pressure (the memory cache shrinks while it is high); nil: not watched.
     public var memoryPressureFile: String? = "/proc/pressure/memory"
@@ -74,7 +74,7 @@ public struct ServeConfiguration: Sendable {
     /// Whether `prefix` can be an `--allow-source` prefix: an http or https URL (`SourcePolicy` reads an
     /// unparsable one as allowing nothing, which would refuse every source).
     public static func isSourcePrefix(_ prefix: String) -> Bool {
-        (try? ThumbcacheRoutes.source(prefix)) != nil
+        (try? ThumbcacheEndpoints.source(prefix)) != nil
     }
 
     /// Why this configuration must not start, or nil.

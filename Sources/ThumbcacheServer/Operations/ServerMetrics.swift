@@ -20,6 +20,9 @@ public final class ServerMetrics: Sendable {
     /// Thumbnail answers, and those from the memory cache: the hit ratio.
     private let thumbnailCounts = Locked((all: 0, memory: 0))
     private let requestCounters = Locked<[RequestKey: Metrics.Counter]>([:])
+    /// Memory hits by who answered them: from the request's bytes (`WireHitHandler`) or by the router.
+    private let hitsFromBytes: Prometheus.Counter
+    private let hitsByRouter: Prometheus.Counter
 
     public init() {
         registry = PrometheusCollectorRegistry()
@@ -39,6 +42,14 @@ public final class ServerMetrics: Sendable {
         memoryHitRatio = Metrics.Gauge(label: "thumbcache_memory_cache_hit_ratio", factory: factory)
         rendersInFlight = Metrics.Gauge(label: "thumbcache_renders_in_flight", factory: factory)
         rendersQueued = Metrics.Gauge(label: "thumbcache_renders_queued", factory: factory)
+        let help = "Thumbnails answered from the memory cache, by who answered: from the request bytes, or the router"
+        hitsFromBytes = registry.makeCounter(name: "thumbcache_memory_hit_answers_total", labels: [("by", "bytes")], help: help)
+        hitsByRouter = registry.makeCounter(name: "thumbcache_memory_hit_answers_total", labels: [("by", "router")], help: help)
+    }
+
+    /// A memory hit was answered, from the bytes or by the router.
+    func memoryHitAnswered(fromBytes: Bool) {
+        (fromBytes ? hitsFromBytes : hitsByRouter).increment()
     }
 
     /// One answered request. `served` is how a thumbnail was obtained ("-" for other routes and errors).

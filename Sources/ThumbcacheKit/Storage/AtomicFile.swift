@@ -13,8 +13,8 @@ import Glibc
 /// a file) is written through that descriptor. Nothing is fsynced: Foundation's `Data.write(to:)` fsyncs
 /// every file on Linux, and for a thumbnail handed to the user or the hit counters atomicity matters
 /// (no reader sees half a file) but durability does not; two fsyncs cost a disk hit more than its other work.
-public enum AtomicFile {
-    public static func replace(_ path: String, with data: Data) throws(FileOutput.Failure) {
+package enum AtomicFile {
+    package static func replace(_ path: String, with data: Data) throws(FileOutput.Failure) {
         let file = try Writer(path)
         try file.write(data)
         try file.commit()
@@ -22,15 +22,15 @@ public enum AtomicFile {
 
     /// An output being written, for callers that stream (the warm report). Dropping it before `commit()`
     /// removes the temporary and leaves the named file as it was.
-    public final class Writer {
-        public let path: String
+    package final class Writer {
+        package let path: String
         private var fd: Int32
         /// Nil when writing in place.
         private let temporary: String?
         /// Whether `fd` is the process's own standard output or error, which must stay open.
         private let borrowed: Bool
 
-        public init(_ path: String) throws(FileOutput.Failure) {
+        package init(_ path: String) throws(FileOutput.Failure) {
             self.path = path
             var target = stat()
             guard stat(path, &target) == 0 else {
@@ -64,12 +64,12 @@ public enum AtomicFile {
             borrowed = false
         }
 
-        public func write(_ data: some DataProtocol) throws(FileOutput.Failure) {
+        package func write(_ data: some DataProtocol) throws(FileOutput.Failure) {
             try FileOutput.writeAll(data, to: fd, target: path)
         }
 
         /// Puts the written bytes in place: renames the temporary over the name, or ends the in-place write.
-        public func commit() throws(FileOutput.Failure) {
+        package func commit() throws(FileOutput.Failure) {
             guard fd >= 0 else { return }
             let descriptor = fd
             fd = -1

@@ -3,7 +3,8 @@ import Logging
 
 /// One access-log line per request (swift-log, text or JSON): method, path without the signature, status,
 /// bytes, how a thumbnail was served, duration; and the request's count and latency in the metrics. Written
-/// by `AccessLogMiddleware` for requests Hummingbird routes and by `MemoryHitFastPath` for those it answers.
+/// by `AccessLogMiddleware` for requests Hummingbird routes and by `ThumbcacheEndpoints.answeredFromBytes` for the
+/// memory hits `WireHitHandler` answers.
 struct AccessLog: Sendable {
     let format: ServeConfiguration.LogFormat
     let metrics: ServerMetrics
@@ -19,13 +20,6 @@ struct AccessLog: Sendable {
         case .json:
             logger.info("\(ServeError.json(["method": method, "path": path.text, "status": String(status), "bytes": bytes, "served": served ?? "-", "ms": milliseconds]))")
         }
-    }
-
-    /// A memory hit answered on the event loop (`MemoryHitFastPath`, `MemoryHitWirePath`), `started` when its
-    /// request was read.
-    func record(_ answer: ThumbnailAnswer, method: String, path: String, started: ContinuousClock.Instant) {
-        record(method: method, path: path, status: answer.status.code, bytes: String(answer.contentLength),
-               served: answer.served, duration: started.duration(to: .now))
     }
 
     /// A thumbnail path with its signature replaced by `-` (a signature in a log is a URL anyone can replay).

@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import ThumbcacheKit
+import ThumbcacheServer
 
 /// Warms a running `thumbcache serve` (or a balancer in front of several) instead of a local cache: for every
 /// URL and size it requests `BASE/<signature>/<size>/contain/<source>`, signed as the server checks it, so that

@@ -6,27 +6,27 @@ import Glibc
 /// Writing bytes to an open descriptor (a file, standard output, a pipe), all of them or a typed error.
 /// `FileHandle.write` traps on a closed pipe, a closed descriptor or a full disk; output is input-driven,
 /// so every write of the CLI and of `AtomicFile` goes through here instead.
-public enum FileOutput {
+package enum FileOutput {
     /// A write that did not complete: what was being written and the system's reason, on one line.
-    public struct Failure: Error, Sendable, CustomStringConvertible {
-        public let target: String
-        public let reason: String
+    package struct Failure: Error, Sendable, CustomStringConvertible {
+        package let target: String
+        package let reason: String
 
-        public init(target: String, reason: String) {
+        package init(target: String, reason: String) {
             self.target = target
             self.reason = reason
         }
 
-        public init(target: String, errno code: Int32) {
+        package init(target: String, errno code: Int32) {
             self.init(target: target, reason: String(cString: strerror(code)))
         }
 
-        public var description: String { "cannot write \(target): \(reason)" }
+        package var description: String { "cannot write \(target): \(reason)" }
     }
 
     /// Writes every byte of `data` to `fd`, resuming after short writes, EINTR and EAGAIN (a non-blocking
     /// descriptor inherited from the shell).
-    public static func writeAll(_ data: some DataProtocol, to fd: Int32, target: String) throws(Failure) {
+    package static func writeAll(_ data: some DataProtocol, to fd: Int32, target: String) throws(Failure) {
         for region in data.regions {
             let failure: Int32 = region.withUnsafeBytes { raw in
                 guard var next = raw.baseAddress else { return 0 }

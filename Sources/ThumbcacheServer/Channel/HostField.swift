@@ -3,8 +3,8 @@ import NIOHTTP1
 
 /// RFC 9112 §3.2: a server answers 400 to an HTTP/1.1 request without a `Host` field, and to any request with
 /// more than one or with one that is not a host and optional port. NIO's decoder does not check it, so
-/// `HostFieldCheck` does, in front of the codec, and `MemoryHitWirePath` answers no head this rule refuses
-/// (it hands it to the decoder, which meets the check): every path gives the same 400.
+/// `RequestHeadRules` does, behind the decoder, and `WireHitHandler` answers no head this rule refuses (it hands
+/// it to the decoder, which meets the check): every path gives the same 400.
 enum HostField {
     static func accepts<Values: Sequence>(_ values: Values, isHTTP11: Bool) -> Bool where Values.Element: StringProtocol {
         var count = 0
@@ -26,26 +26,5 @@ enum HostField {
                 "-._~!$&'()*+,;=%:[]".utf8.contains(byte)
             }
         }
-    }
-}
-
-/// Rejects, in front of the HTTP/1 codec, a request head `HostField` refuses: the error ends the connection's
-/// request stream, and Hummingbird answers it as it answers the decoder's own errors (400, then close).
-final class HostFieldCheck: ChannelInboundHandler, RemovableChannelHandler {
-    typealias InboundIn = HTTPServerRequestPart
-    typealias InboundOut = HTTPServerRequestPart
-
-    /// After a refused head, nothing more of the connection is passed on (it is closed after the 400).
-    private var refused = false
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        guard !refused else { return }
-        if case .head(let head) = unwrapInboundIn(data),
-           !HostField.accepts(head.headers["Host"], isHTTP11: head.version.major == 1 && head.version.minor >= 1) {
-            refused = true
-            context.fireErrorCaught(HTTPParserError.invalidHost)
-            return
-        }
-        context.fireChannelRead(data)
     }
 }

@@ -99,12 +99,14 @@ public struct ServeError: Error, Sendable, Equatable {
         }
     }
 
-    public var response: Response {
-        let body = Data(ServeError.json(["error": code, "message": message]).utf8)
+    /// The error as the server answers it: JSON with the code and the message.
+    var answer: ServerAnswer {
         var headers: HTTPFields = [.contentType: "application/json", .cacheControl: "no-store"]
         if let retryAfter { headers[.retryAfter] = String(retryAfter) }
-        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))
+        return .body(status, headers, ServeError.json(["error": code, "message": message]))
     }
+
+    public var response: Response { answer.response }
 
     /// `object` (strings and booleans) as JSON, keys sorted.
     static func json(_ object: [String: Any]) -> String {

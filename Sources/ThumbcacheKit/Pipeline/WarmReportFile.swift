@@ -6,7 +6,7 @@ import Foundation
 ///
 /// `{"failed": [{"reason", "url"}, …], "total", "fetched", "fresh", "revalidated", "failedCount",
 /// "bytesDownloaded", "bytesStored", "interrupted", "seconds"}`
-public final class WarmReportFile: Sendable {
+package final class WarmReportFile: Sendable {
     private struct State {
         let file: AtomicFile.Writer
         var buffer = Data("{\n  \"failed\" : [".utf8)
@@ -26,13 +26,13 @@ public final class WarmReportFile: Sendable {
     private let state: Locked<State>
 
     /// Creates the temporary beside `path` now, so an unwritable report stops the run before it starts.
-    public init(path: String) throws(FileOutput.Failure) {
+    package init(path: String) throws(FileOutput.Failure) {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         state = Locked(State(file: try AtomicFile.Writer(path), encoder: encoder))
     }
 
-    public func record(_ failure: WarmReport.Failure) {
+    package func record(_ failure: WarmReport.Failure) {
         state.withLock { state in
             guard state.error == nil, let line = try? state.encoder.encode(failure) else { return }
             state.buffer.append(contentsOf: (state.failures == 0 ? "\n    " : ",\n    ").utf8)
@@ -43,7 +43,7 @@ public final class WarmReportFile: Sendable {
     }
 
     /// Writes the counts and puts the report in place.
-    public func finish(_ report: WarmReport) throws(FileOutput.Failure) {
+    package func finish(_ report: WarmReport) throws(FileOutput.Failure) {
         let error: FileOutput.Failure? = state.withLock { state in
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]

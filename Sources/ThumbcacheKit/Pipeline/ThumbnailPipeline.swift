@@ -24,7 +24,7 @@ public final class ThumbnailPipeline: Sendable {
     public static let version = "0.2.0"
 
     public let configuration: PipelineConfiguration
-    public let memory: MemoryCache<String, MemoryEntry>
+    package let memory: MemoryCache<String, MemoryEntry>
     let store: ThumbnailStore
     private let thumbnailer = Thumbnailer()
     private let origins = Coalescer<String, Origin>()
@@ -97,14 +97,16 @@ public final class ThumbnailPipeline: Sendable {
 
     /// A thumbnail whose longest side is `size` (never upscaled) of the image at `source`.
     /// `cover` makes a size×size centre crop (kept in memory only; the disk keeps `contain` rungs).
+    /// `lookingInMemory: false`: the caller has just asked `memoryHit` and missed (a server does, before it sets
+    /// up a request's deadline), so the memory cache is not asked again.
     public func thumbnail(for source: ImageSource, size: Int, fit: FitMode = .contain, format: ImageFormat? = nil,
-                          policy: FetchPolicy = .normal) async throws(PipelineError) -> ThumbnailResult
+                          policy: FetchPolicy = .normal, lookingInMemory: Bool = true) async throws(PipelineError) -> ThumbnailResult
     {
         guard (1...ThumbnailRequest.maxSize).contains(size) else { throw .invalidSize(size) }
         if configuration.readOnly { throw .cache(.readOnly(directory: store.cache.directory.path)) }
         let key = source.cacheKey
         let memoryKey = Self.memoryKey(key, size: size, fit: fit, format: format)
-        if policy != .refresh, let result = memoryHit(memoryKey, acceptingStale: policy == .offline) { return result }
+        if lookingInMemory, policy != .refresh, let result = memoryHit(memoryKey, acceptingStale: policy == .offline) { return result }
         do {
             let origin = try await origins.value(for: "\(key)|\(policy.rawValue)") {
                 // Downloaded by an earlier flight and not stored yet: that download, not another one.

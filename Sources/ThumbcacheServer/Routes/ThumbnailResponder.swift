@@ -16,13 +16,7 @@ struct ThumbnailResponder: Sendable {
 
     /// `negotiated`: the format came from `Accept`, so shared caches must key on it (`Vary: Accept`, on the
     /// 304 too); a URL with an extension answers the same to every client and sends no `Vary`.
-    func response(for result: ThumbnailResult, request: Request, negotiated: Bool, elapsed: Duration) -> Response {
-        let answer = answer(for: result, requestHeaders: request.headers, negotiated: negotiated, elapsed: elapsed)
-        return Response(status: answer.status, headers: answer.headers, body: answer.body.map { .init(byteBuffer: $0) } ?? .init())
-    }
-
-    /// The answer as status, headers and body, for the router (`response`) and for `MemoryHitFastPath`.
-    func answer(for result: ThumbnailResult, requestHeaders: HTTPFields, negotiated: Bool, elapsed: Duration) -> ThumbnailAnswer {
+    func answer(for result: ThumbnailResult, requestHeaders: HTTPFields, negotiated: Bool, elapsed: Duration) -> ServerAnswer {
         let etag = "\"" + (result.contentDigest ?? SHA256Digest.hex(bytes: result.data)).prefix(32) + "\""
         var headers: HTTPFields = [
             .eTag: etag,
@@ -33,12 +27,11 @@ struct ThumbnailResponder: Sendable {
         if let lastModified = result.lastModified { headers[.lastModified] = HTTPDate.format(lastModified) }
         if negotiated { headers[.vary] = "Accept" }
         if ConditionalRequest(requestHeaders).isNotModified(etag: etag, lastModified: result.lastModified) {
-            return ThumbnailAnswer(status: .notModified, headers: headers, body: nil, served: result.servedFrom.rawValue, contentLength: 0)
+            return ServerAnswer(status: .notModified, headers: headers, body: nil, served: result.servedFrom.rawValue)
         }
         headers[.contentType] = result.format.mimeType
         headers[.contentLength] = String(result.data.count)
-        return ThumbnailAnswer(status: .ok, headers: headers, body: ByteBuffer(bytes: result.data), served: result.servedFrom.rawValue,
-                               contentLength: result.data.count)
+        return ServerAnswer(status: .ok, headers: headers, body: ByteBuffer(bytes: result.data), served: result.servedFrom.rawValue)
     }
 
     func cacheControl(_ result: ThumbnailResult) -> String {
@@ -71,16 +64,6 @@ struct ThumbnailResponder: Sendable {
 
     static let xThumbcache = HTTPField.Name("X-Thumbcache")!
     static let serverTimingField = HTTPField.Name("Server-Timing")!
-}
-
-/// A thumbnail answer before it is written: a 200 with the bytes, or a 304 (or a HEAD's 200) without.
-struct ThumbnailAnswer: Sendable {
-    var status: HTTPResponse.Status
-    var headers: HTTPFields
-    var body: ByteBuffer?
-    /// For the access log, without looking them up in `headers`: how it was served, and the `Content-Length`.
-    var served: String
-    var contentLength: Int
 }
 
 extension Double {
