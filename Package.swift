@@ -48,15 +48,15 @@ let package = Package(
         .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"]), .brew(["libpng"])]),
         .systemLibrary(name: "CJPEG", pkgConfig: "libjpeg", providers: [.apt(["libjpeg-dev"]), .brew(["jpeg-turbo"])]),
         .systemLibrary(name: "CLCMS2", pkgConfig: "lcms2", providers: [.apt(["liblcms2-dev"]), .brew(["little-cms2"])]),
-        .target(name: "CImageSupport", dependencies: ["CPNG", "CJPEG", "CLCMS2"]),
+        .target(name: "CJpegPngGlue", dependencies: ["CPNG", "CJPEG", "CLCMS2"]),
         // WebP (libwebp + demux), GIF (giflib; no .pc file, the module map links it) and AVIF (libavif: dav1d/aom).
         .systemLibrary(name: "CWebP", pkgConfig: "libwebpdemux", providers: [.apt(["libwebp-dev"]), .brew(["webp"])]),
         .systemLibrary(name: "CGIF", providers: [.apt(["libgif-dev"]), .brew(["giflib"])]),
         .systemLibrary(name: "CAVIF", pkgConfig: "libavif", providers: [.apt(["libavif-dev"]), .brew(["libavif"])]),
         // The glue includes the C headers directly, so libgif (no pkg-config flags) is linked here by name.
-        .target(name: "CImageFormats", dependencies: ["CImageSupport", "CWebP", "CGIF", "CAVIF"],
+        .target(name: "CWebpGifAvifGlue", dependencies: ["CJpegPngGlue", "CWebP", "CGIF", "CAVIF"],
                 linkerSettings: [.linkedLibrary("gif")]),
-        .target(name: "ImageDecode", dependencies: ["CImageSupport", "CImageFormats"]),
+        .target(name: "ImageDecode", dependencies: ["CJpegPngGlue", "CWebpGifAvifGlue"]),
         .testTarget(name: "ImageDecodeTests", dependencies: ["ImageDecode", "SeededRandom", "BombTestSupport"],
                     exclude: ["Fixtures"]),
         // Resource bombs for the tests, crafted in memory (PNG chunks through zlib, JPEG markers by hand), and

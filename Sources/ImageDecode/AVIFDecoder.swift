@@ -1,5 +1,5 @@
-import CImageFormats
-import CImageSupport
+import CWebpGifAvifGlue
+import CJpegPngGlue
 
 /// Decodes an AVIF (stills, grids, the first frame of a sequence; 8/10/12 bit, any chroma layout, alpha)
 /// through libavif to 8-bit RGB(A). Orientation is the container's irot/imir only: an Exif orientation

@@ -1,12 +1,11 @@
 import Foundation
-import CImageFormats
-import CImageSupport
+import CWebpGifAvifGlue
+import CJpegPngGlue
 
 /// Encodes thumbnails as 8-bit 4:2:0 AVIF through libaom, sRGB (nclx 1/13/6), keeping alpha, no metadata.
 enum AVIFEncoder {
-    /// libaom speed 9: a 256 px encode at q80 takes 5.4 ms (median, 11.4 max) here, where speed 8 took
-    /// 23 ms (39.6 max), over the issue's ~15 ms budget, for 9 points more saving at equal SSIM
-    /// (-33% vs -24% against JPEG q80; scripts/bench-formats.sh sizes, 50 photos, 2026-11-25).
+    /// libaom speed 9: the fastest speed that keeps a 256 px encode well inside the ~15 ms budget; speed 8
+    /// went over it for a little more saving (docs/benchmarks.md, "Why speed 9").
     static let speed = 9
 
     static func encode(_ image: PixelBuffer, quality: Int) throws(ImageDecodeError) -> Data {

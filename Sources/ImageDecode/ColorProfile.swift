@@ -1,4 +1,4 @@
-import CImageSupport
+import CJpegPngGlue
 
 /// An ICC profile embedded in a source image (JPEG APP2 chunks or PNG iCCP).
 struct ColorProfile: Sendable {

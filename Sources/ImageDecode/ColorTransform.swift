@@ -1,4 +1,4 @@
-import CImageSupport
+import CJpegPngGlue
 
 /// A LittleCMS transform from an embedded profile to sRGB, owned by one decode (not shared across threads).
 final class ColorTransform {

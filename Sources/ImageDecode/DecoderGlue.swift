@@ -1,4 +1,4 @@
-import CImageSupport
+import CJpegPngGlue
 
 /// What the WebP, GIF and AVIF decoders share around their C glue: opening a handle, reading metadata
 /// the glue hands out as pointers, and handing out a frame decoded whole as rows.

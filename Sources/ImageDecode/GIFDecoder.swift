@@ -1,5 +1,5 @@
-import CImageFormats
-import CImageSupport
+import CWebpGifAvifGlue
+import CJpegPngGlue
 
 /// Decodes the first frame of a GIF, drawn on its logical screen: transparency and any part of the screen
 /// the frame leaves empty become alpha. Later frames are never read. GIF has no reduced-size decode.

@@ -1,5 +1,5 @@
 import Foundation
-import CImageSupport
+import CJpegPngGlue
 
 /// A decoder whose header has been read, ready to produce rows top to bottom.
 /// Decoders point into the caller's bytes and must not outlive `ImageDecoder.withDecoder`.

@@ -1,4 +1,4 @@
-import CImageSupport
+import CJpegPngGlue
 import CJPEG
 
 /// Streams rows out of a JPEG through libjpeg-turbo, using DCT scaling to shrink on load.

@@ -1,5 +1,5 @@
 import Foundation
-import CImageSupport
+import CJpegPngGlue
 
 /// Encodes thumbnails as baseline 4:2:0 JPEG with optimized Huffman tables, no metadata.
 enum JPEGEncoder {

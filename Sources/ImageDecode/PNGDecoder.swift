@@ -1,4 +1,4 @@
-import CImageSupport
+import CJpegPngGlue
 
 /// Streams rows out of a PNG through libpng, expanded to 8-bit RGB or RGBA.
 final class PNGDecoder: RowDecoder {

@@ -1,5 +1,5 @@
 import Foundation
-import CImageSupport
+import CJpegPngGlue
 
 /// Encodes thumbnails as non-interlaced 8-bit PNG, RGBA when the image has alpha.
 enum PNGEncoder {

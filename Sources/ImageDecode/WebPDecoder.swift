@@ -1,5 +1,5 @@
-import CImageFormats
-import CImageSupport
+import CWebpGifAvifGlue
+import CJpegPngGlue
 
 /// Decodes a WebP (lossy, lossless, alpha, VP8X) through libwebp. An animation gives its first frame,
 /// drawn on the transparent canvas; libwebp's scaled decode is the shrink-on-load step.

@@ -1,6 +1,6 @@
 import Foundation
-import CImageFormats
-import CImageSupport
+import CWebpGifAvifGlue
+import CJpegPngGlue
 
 /// Encodes thumbnails as lossy WebP (method 4), keeping alpha, no metadata.
 enum WebPEncoder {

@@ -13,7 +13,7 @@ struct CacheCheck {
     private(set) var findings: [Finding] = []
     var problems: [Finding] { findings.filter(\.isProblem) }
 
-    init(_ cache: CacheDirectory) {
+    init(_ cache: ReadOnlyCacheDirectory) {
         let scan = cache.scan
         if scan.tornTailLength > 0 {
             problem("torn", "\(cache.journalName) ends with a \(scan.tornTailLength)-byte partial record (no final LF): "

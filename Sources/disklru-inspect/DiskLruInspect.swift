@@ -15,16 +15,16 @@ struct DiskLruInspect: ParsableCommand {
             Exit status: 0 success; 1 verify found problems; 2 the directory cannot be inspected (missing, \
             unreadable, no journal, or a corrupt journal, which every implementation wipes at open); 64 usage error.
             """,
-        subcommands: [ListCommand.self, VerifyCommand.self, StatsCommand.self])
+        subcommands: [ListCommand.self, VerifyCommand.self, JournalStatsCommand.self])
 
     func run() throws {
         throw ValidationError("name a subcommand: list, verify or stats")
     }
 
     /// Reads the directory, or prints the one-line reason and exits 2.
-    static func load(_ path: String) throws -> CacheDirectory {
+    static func load(_ path: String) throws -> ReadOnlyCacheDirectory {
         do {
-            return try CacheDirectory(path: path)
+            return try ReadOnlyCacheDirectory(path: path)
         } catch {
             FileHandle.standardError.write(Data("disklru: \(error)\n".utf8))
             throw ExitCode(InspectError.exitStatus)

@@ -4,7 +4,7 @@ import Testing
 @testable import ImageDecode
 
 /// At 1/8 scale a progressive JPEG's components that come out one pixel per block need only their DC
-/// coefficients, so their AC scans are left out before libjpeg sees them (CImageSupport/jpeg_scan_filter.c).
+/// coefficients, so their AC scans are left out before libjpeg sees them (CJpegPngGlue/jpeg_scan_filter.c).
 /// The pixels must be exactly those of a full decode, from memory and from a file, and damage must still be
 /// reported wherever it could change them.
 @Suite struct ProgressiveScanFilterTests {

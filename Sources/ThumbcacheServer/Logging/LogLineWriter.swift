@@ -2,7 +2,7 @@ import Foundation
 import ThumbcacheKit
 
 /// Lines for standard error, written in batches: a `write(2)` per access-log line was a visible share of a
-/// memory hit's cost (about 4 % of the server's CPU at 10k requests/s). A line is written at most
+/// memory hit's cost (docs/benchmarks.md, `thumbcache serve`). A line is written at most
 /// `maxDelay` after it was logged, at once when the batch reaches `maxBytes` or the line is urgent (warnings
 /// and errors), and by `flush()`, which `serve` calls before it exits. Like nginx's `access_log ... buffer=`,
 /// a `kill -9` can lose the last `maxDelay` of lines; nothing else is lost.

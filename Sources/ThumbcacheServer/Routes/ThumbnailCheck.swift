@@ -15,9 +15,9 @@ struct ThumbnailCheck: Sendable {
 }
 
 /// The check of a thumbnail request, with what it found for each recent path remembered (refusals too): a hot
-/// thumbnail's path is parsed, its HMAC computed and its source normalised once, not on every hit (together a
-/// third of a memory hit's own cost when done each time); a request the wire passes on to the router after a
-/// miss is not checked again there.
+/// thumbnail's path is parsed, its HMAC computed and its source normalised once, not on every hit (they were a
+/// large part of a memory hit's own cost: docs/benchmarks.md, `thumbcache serve`); a request the wire passes on
+/// to the router after a miss is not checked again there.
 final class ThumbnailChecks: Sendable {
     private let signer: URLSigner
     private let maxSize: Int

@@ -1,4 +1,4 @@
-#include "CImageSupport.h"
+#include "CJpegPngGlue.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-#include "CImageSupport.h"
+#include "CJpegPngGlue.h"
 
 #include <setjmp.h>
 #include <stdio.h>

@@ -1,7 +1,7 @@
 // GIF: giflib parses the records; the first frame's LZW data is decoded here, because giflib's own
 // decompressor accepts some invalid codes silently and pads a short frame without complaint. Every
 // code is checked against the table, and a frame whose data ends early is refused.
-#include "CImageFormats.h"
+#include "CWebpGifAvifGlue.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,12 +1,12 @@
 // C glue for WebP (libwebp + libwebpdemux), GIF (giflib, with our own LZW decoder) and AVIF (libavif).
-// Same conventions as CImageSupport: decoders point into the caller's bytes, every call returns a
+// Same conventions as CJpegPngGlue: decoders point into the caller's bytes, every call returns a
 // tc_status and leaves a message in the decoder on failure, no global state.
 #ifndef THUMBCACHE_IMAGE_FORMATS_H
 #define THUMBCACHE_IMAGE_FORMATS_H
 
 #include <stddef.h>
 #include <stdint.h>
-#include "CImageSupport.h"
+#include "CJpegPngGlue.h"
 
 // MARK: WebP
 

@@ -1,4 +1,4 @@
-#include "CImageFormats.h"
+#include "CWebpGifAvifGlue.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -3,7 +3,7 @@ import Foundation
 
 /// A cache directory read without changing it: no lock is taken, nothing is created, renamed or deleted.
 /// The journal is `journal`, or `journal.bkp` when only the backup exists (every implementation restores it at open).
-struct CacheDirectory {
+struct ReadOnlyCacheDirectory {
     let path: String
     /// `journal`, or `journal.bkp` when there is no journal.
     let journalName: String

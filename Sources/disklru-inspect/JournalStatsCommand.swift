@@ -2,7 +2,7 @@ import ArgumentParser
 import DiskLru
 
 /// `disklru stats DIR`: what the journal holds, and how much of it compaction would drop.
-struct StatsCommand: ParsableCommand {
+struct JournalStatsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "stats",
         abstract: "Journal statistics: header fields, records per kind, entries, redundant records, sizes.")

@@ -1,4 +1,4 @@
-#include "CImageFormats.h"
+#include "CWebpGifAvifGlue.h"
 
 #include <stdio.h>
 #include <stdlib.h>
