@@ -100,12 +100,25 @@ let package = Package(
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
         ]),
         .testTarget(name: "ThumbcacheKitTests", dependencies: [
-            "ThumbcacheKit", "thumbcache", "SeededRandom", "BombTestSupport",
+            "ThumbcacheKit", "SeededRandom", "BombTestSupport", "OriginTestSupport",
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOHTTP1", package: "swift-nio"),
             .product(name: "NIOSSL", package: "swift-nio-ssl"),
         ], exclude: ["Fixtures"]),
+        // The origin the pipeline's and the CLI's tests fetch from: a real HTTP(S) server on 127.0.0.1.
+        .target(name: "OriginTestSupport", dependencies: [
+            "ThumbcacheKit",
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
+            .product(name: "NIOSSL", package: "swift-nio-ssl"),
+        ], path: "Tests/OriginTestSupport"),
+        // The CLI's tests: the `thumbcache` binary run as a child, and its option parsing.
+        .testTarget(name: "thumbcacheTests", dependencies: [
+            "thumbcache", "ThumbcacheKit", "ImageDecode", "DiskLru", "BombTestSupport", "OriginTestSupport",
+            .product(name: "NIOCore", package: "swift-nio"),
+        ]),
         // Encoder size/time benchmark for WebP and AVIF against JPEG (scripts/bench-formats.sh).
         .executableTarget(name: "format-bench", dependencies: ["ImageDecode"]),
         // Memory-hit latency benchmark (scripts/bench-get.sh).

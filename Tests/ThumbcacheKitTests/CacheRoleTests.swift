@@ -1,4 +1,5 @@
 import Foundation
+import OriginTestSupport
 import Testing
 @testable import ThumbcacheKit
 

@@ -3,6 +3,7 @@ import DiskLru
 import Foundation
 import ImageDecode
 import NIOCore
+import OriginTestSupport
 import Testing
 @testable import ThumbcacheKit
 

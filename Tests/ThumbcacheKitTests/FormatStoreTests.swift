@@ -1,6 +1,7 @@
 import DiskLru
 import Foundation
 import ImageDecode
+import OriginTestSupport
 import Testing
 @testable import ThumbcacheKit
 

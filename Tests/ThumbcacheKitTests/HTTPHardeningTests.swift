@@ -1,5 +1,6 @@
 import Foundation
 import NIOCore
+import OriginTestSupport
 import Testing
 @testable import ThumbcacheKit
 

@@ -1,6 +1,7 @@
 import Foundation
 import ImageDecode
 import NIOCore
+import OriginTestSupport
 import Testing
 @testable import ThumbcacheKit
 

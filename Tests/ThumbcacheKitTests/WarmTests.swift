@@ -1,6 +1,7 @@
 import DiskLru
 import Foundation
 import NIOCore
+import OriginTestSupport
 import Testing
 @testable import ThumbcacheKit
 

@@ -3,17 +3,17 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 import NIOSSL
-@testable import ThumbcacheKit
+import ThumbcacheKit
 
 /// A real HTTP/1.1 server on 127.0.0.1 for the pipeline tests: it serves scripted responses per path,
 /// records every request it gets, and can misbehave (cut a body short, trickle it slowly).
-final class OriginServer: Sendable {
-    struct Request: Sendable {
-        let path: String
-        let headers: [String: String]
+package final class OriginServer: Sendable {
+    package struct Request: Sendable {
+        package let path: String
+        package let headers: [String: String]
     }
 
-    enum Reply: Sendable {
+    package enum Reply: Sendable {
         case respond(status: Int, headers: [(String, String)], body: Data)
         /// Declares `declaredLength`, sends `body`, then closes the connection.
         case cut(body: Data, declaredLength: Int)
@@ -31,29 +31,29 @@ final class OriginServer: Sendable {
     }
 
     /// What the origin saw, in the order it saw it: requests arriving and `.stream` bodies ending.
-    enum Event: Equatable, Sendable {
+    package enum Event: Equatable, Sendable {
         case request(String)
         case bodyEnded(String)
     }
 
     /// What a `.stream` reply sent: body bytes the socket accepted, and whether the client closed the
     /// connection before the declared end.
-    struct StreamRecord: Sendable {
-        var bytesSent = 0
-        var closedEarly = false
-        var finished = false
+    package struct StreamRecord: Sendable {
+        package var bytesSent = 0
+        package var closedEarly = false
+        package var finished = false
     }
 
-    typealias Route = @Sendable (Request) -> Reply
+    package typealias Route = @Sendable (Request) -> Reply
 
     /// Routes and the request log, shared by the server and its connection handlers.
-    final class Table: Sendable {
-        let state = Locked<(routes: [String: Route], log: [Request], events: [Event])>(([:], [], []))
-        let streams = Locked<[String: StreamRecord]>([:])
-        let connections = Locked(0)
-        let released = Locked<Set<String>>([])
+    package final class Table: Sendable {
+        package let state = Locked<(routes: [String: Route], log: [Request], events: [Event])>(([:], [], []))
+        package let streams = Locked<[String: StreamRecord]>([:])
+        package let connections = Locked(0)
+        package let released = Locked<Set<String>>([])
 
-        func reply(to request: Request) -> Reply {
+        package func reply(to request: Request) -> Reply {
             state.withLock { state in
                 state.log.append(request)
                 state.events.append(.request(request.path))
@@ -68,13 +68,13 @@ final class OriginServer: Sendable {
     private let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
     private let channel: Channel
     private let table = Table()
-    let port: Int
-    let scheme: String
-    let host: String
+    package let port: Int
+    package let scheme: String
+    package let host: String
 
     /// With `tls`, it serves https with the test certificate for 127.0.0.1 (Fixtures/tls, signed by `caFile`).
     /// Another loopback `host` (127.0.0.2) makes that certificate name the wrong host.
-    init(tls: Bool = false, host: String = "127.0.0.1") throws {
+    package init(tls: Bool = false, host: String = "127.0.0.1") throws {
         let table = self.table
         let context = try tls ? NIOSSLContext(configuration: .makeServerConfiguration(
             certificateChain: try NIOSSLCertificate.fromPEMFile(Self.tlsFile("server.pem")).map { .certificate($0) },
@@ -95,45 +95,46 @@ final class OriginServer: Sendable {
         self.host = host
     }
 
-    static func tlsFile(_ name: String) -> String {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/tls/\(name)").path
+    package static func tlsFile(_ name: String) -> String {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("ThumbcacheKitTests/Fixtures/tls/\(name)").path
     }
 
     /// The certificate authority that signed the https server's certificate.
-    static var caFile: String { tlsFile("ca.pem") }
+    package static var caFile: String { tlsFile("ca.pem") }
 
-    func shutdown() {
+    package func shutdown() {
         try? channel.close().wait()
         try? group.syncShutdownGracefully()
     }
 
-    func url(_ path: String) -> String { "\(scheme)://\(host):\(port)\(path)" }
+    package func url(_ path: String) -> String { "\(scheme)://\(host):\(port)\(path)" }
 
-    func route(_ path: String, _ route: @escaping Route) {
+    package func route(_ path: String, _ route: @escaping Route) {
         table.state.withLock { $0.routes[path] = route }
     }
 
-    func requests(_ path: String) -> [Request] {
+    package func requests(_ path: String) -> [Request] {
         table.state.withLock { $0.log.filter { $0.path == path } }
     }
 
-    func requestCount(_ path: String) -> Int { requests(path).count }
+    package func requestCount(_ path: String) -> Int { requests(path).count }
 
     /// Every request, whatever its path.
-    var totalRequests: Int { table.state.withLock { $0.log.count } }
+    package var totalRequests: Int { table.state.withLock { $0.log.count } }
 
     /// The request targets the server got, as sent, in order.
-    var requestedPaths: [String] { table.state.withLock { $0.log.map(\.path) } }
+    package var requestedPaths: [String] { table.state.withLock { $0.log.map(\.path) } }
 
     /// TCP connections accepted, whether or not a request followed.
-    var connectionCount: Int { table.connections.withLock { $0 } }
+    package var connectionCount: Int { table.connections.withLock { $0 } }
 
-    func stream(_ path: String) -> StreamRecord? { table.streams.withLock { $0[path] } }
+    package func stream(_ path: String) -> StreamRecord? { table.streams.withLock { $0[path] } }
 
     /// Lets the `.held` bodies waiting for `name` end.
-    func release(_ name: String) { table.released.withLock { _ = $0.insert(name) } }
+    package func release(_ name: String) { table.released.withLock { _ = $0.insert(name) } }
 
-    var events: [Event] { table.state.withLock { $0.events } }
+    package var events: [Event] { table.state.withLock { $0.events } }
 
     private final class Handler: ChannelInboundHandler, @unchecked Sendable {
         typealias InboundIn = HTTPServerRequestPart

@@ -2,6 +2,7 @@ import BombTestSupport
 import DiskLru
 import Foundation
 import NIOCore
+import OriginTestSupport
 import Testing
 @testable import ThumbcacheKit
 

@@ -1,5 +1,6 @@
 import BombTestSupport
 import Foundation
+import OriginTestSupport
 import Testing
 @testable import ThumbcacheKit
 #if canImport(Glibc)

@@ -1,5 +1,6 @@
 import DiskLru
 import Foundation
+import OriginTestSupport
 import Testing
 @testable import ThumbcacheKit
 
