@@ -103,6 +103,13 @@ struct SmugglingCorpus {
                 streams.append(Stream("pipeline", group.map(\.name).joined(separator: " + "), group.map(\.text).joined()))
             }
         }
+        // Long runs, where who answers may change with the connection's writability but what is answered must not;
+        // empty lines between requests (allowed before a request line).
+        streams.append(Stream("pipeline", "50 hits", String(repeating: getHit, count: 50)))
+        streams.append(Stream("pipeline", "20 times hit + HEAD hit + healthz",
+                              String(repeating: getHit + Self.request("HEAD", hit) + Self.get("/healthz"), count: 20)))
+        streams.append(Stream("pipeline", "hit, CRLF, hit", getHit + "\r\n" + getHit))
+        streams.append(Stream("pipeline", "hit, two CRLF, hit", getHit + "\r\n\r\n" + getHit))
         return streams
     }
 
@@ -265,22 +272,30 @@ struct SmugglingCorpus {
         return heads.map { Stream("versions and methods", "\($0.0), then a hit", $0.1 + getHit) }
     }
 
-    /// Every byte value in a hit's query (where the hit path still matches), each followed by a hit.
+    /// Every byte value in a hit's query (where the hit path still matches) and in its signature segment (a 403
+    /// unless the byte ends the path), each followed by a hit.
     var targetBytes: [Stream] {
-        (0...255).map { byte in
-            let line = Array("GET \(hit)?a".utf8) + [UInt8(byte)] + Array("b HTTP/1.1\r\n\(Self.host)\r\n\r\n".utf8)
-            return Stream("target bytes", "byte \(byte) in the query, then a hit", pieces: [line + Array(getHit.utf8)])
+        let signatureEnd = hit.dropFirst().firstIndex(of: "/") ?? hit.endIndex
+        let beforeByte = [Array("GET \(hit)?a".utf8), Array("GET \(hit[..<signatureEnd])".utf8)]
+        let afterByte = [Array("b HTTP/1.1\r\n\(Self.host)\r\n\r\n".utf8), Array("\(hit[signatureEnd...]) HTTP/1.1\r\n\(Self.host)\r\n\r\n".utf8)]
+        return zip(["query", "signature"], zip(beforeByte, afterByte)).flatMap { place, around in
+            (0...255).map { byte in
+                Stream("target bytes", "byte \(byte) in the \(place), then a hit",
+                       pieces: [around.0 + [UInt8(byte)] + around.1 + Array(getHit.utf8)])
+            }
         }
     }
 
-    /// Every byte value inside a field name and inside a field value of a hit, each followed by a hit.
+    /// Every byte value inside a field name, a field value and the `Host` value of a hit, each followed by a hit.
     var fieldBytes: [Stream] {
-        (0...255).flatMap { byte -> [Stream] in
-            let head = Array("GET \(hit) HTTP/1.1\r\n\(Self.host)\r\n".utf8)
-            let name = head + Array("X-".utf8) + [UInt8(byte)] + Array("A: b\r\n\r\n".utf8)
-            let value = head + Array("X-A: b".utf8) + [UInt8(byte)] + Array("c\r\n\r\n".utf8)
-            return [Stream("field bytes", "byte \(byte) in a name, then a hit", pieces: [name + Array(getHit.utf8)]),
-                    Stream("field bytes", "byte \(byte) in a value, then a hit", pieces: [value + Array(getHit.utf8)])]
+        let head = Array("GET \(hit) HTTP/1.1\r\n".utf8)
+        let around = [("a name", "Host: 127.0.0.1\r\nX-", "A: b"), ("a value", "Host: 127.0.0.1\r\nX-A: b", "c"),
+                      ("Host", "Host: 127.0.", "1")]
+        return around.flatMap { place, before, after in
+            (0...255).map { byte in
+                Stream("field bytes", "byte \(byte) in \(place), then a hit",
+                       pieces: [head + Array(before.utf8) + [UInt8(byte)] + Array("\(after)\r\n\r\n\(getHit)".utf8)])
+            }
         }
     }
 
@@ -302,8 +317,8 @@ struct SmugglingCorpus {
     }
 
     /// Heads cut in pieces: a hit split in two at every byte; a hit with two `Content-Length: 0` (a 400), followed
-    /// by a hit, split in two at every byte of its head; a hit a byte at a time; a pipeline cut around its
-    /// blank lines.
+    /// by a hit, split in two at every byte of its head; a purge whose body is a hit's bytes, followed by a hit,
+    /// split at every byte; a hit a byte at a time; a pipeline cut around its blank lines.
     var splits: [Stream] {
         let plain = Array(getHit.utf8)
         let refused = Array(Self.get(hit, [Self.host, "Content-Length: 0", "Content-Length: 0"]).utf8)
@@ -313,6 +328,11 @@ struct SmugglingCorpus {
         streams += (1..<refused.count).map { cut in
             Stream("splits", "two CL 0 split at byte \(cut), then a hit",
                    pieces: [Array(refused[..<cut]), Array(refused[cut...]) + plain])
+        }
+        let withBody = Array(Self.request("POST", purge, [Self.host, "Content-Length: \(plain.count)"], body: getHit).utf8)
+        streams += (1..<withBody.count).map { cut in
+            Stream("splits", "a purge with a hit as its body split at byte \(cut), then a hit",
+                   pieces: [Array(withBody[..<cut]), Array(withBody[cut...]) + plain])
         }
         streams.append(Stream("splits", "a hit a byte at a time", pieces: plain.map { [$0] }))
         // Nothing is answered after a request that closes the connection, whenever the rest arrives.
