@@ -40,4 +40,11 @@ public enum ThumbcacheChild {
     public static func run(_ arguments: [String], environment: [String: String] = [:], fileSizeLimit: Int? = nil) throws -> Run {
         finish(try launch(arguments, environment: environment, fileSizeLimit: fileSizeLimit))
     }
+
+    /// A fresh directory under the system's temporary one, for a child's inputs and outputs.
+    public static func temporaryDirectory() throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("thumbcache-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
 }

@@ -106,7 +106,7 @@ struct DecodeMemoryTests {
 
     @Test func eachBombIsRefusedAndTheChildStaysSmall() throws {
         try #require(CappedProcess.available, "capped-run and thumbcache must be built beside the tests")
-        let directory = try CLI.temporaryDirectory()
+        let directory = try ThumbcacheChild.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         for (name, bytes, limit) in Self.bombs {
             let input = directory.appendingPathComponent(name)
@@ -127,7 +127,7 @@ struct DecodeMemoryTests {
 
     @Test func aRaisedLimitDecodesTheBomb() throws {
         try #require(CappedProcess.available, "capped-run and thumbcache must be built beside the tests")
-        let directory = try CLI.temporaryDirectory()
+        let directory = try ThumbcacheChild.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let input = directory.appendingPathComponent("progressive.jpg")
         try Data(Self.bombs[0].bytes).write(to: input)

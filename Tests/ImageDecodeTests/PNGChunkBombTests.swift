@@ -52,7 +52,7 @@ struct PNGChunkBombTests {
         // 16x16 pixels, then 64 MB more zeros in the same stream (about 64 KB compressed): libpng would
         // inflate them all, 1 KiB at a time, after the last row.
         let bomb = CraftedPNG.blank(width: 16, height: 16, excessZeros: 64_000_000)
-        let directory = try CLI.temporaryDirectory()
+        let directory = try ThumbcacheChild.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("trailing.png")
         try Data(bomb).write(to: file)
@@ -96,7 +96,7 @@ struct PNGChunkBombTests {
     @Test func zTXtBombStaysSmallInAChildProcess() throws {
         #expect(CappedProcess.available, "capped-run and thumbcache must be built beside the tests")
         guard CappedProcess.available else { return }
-        let directory = try CLI.temporaryDirectory()
+        let directory = try ThumbcacheChild.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let chunk = CraftedPNG.zTXt(compressed: Self.nearLimit)
         let bomb = CraftedPNG.blank(width: 32, height: 32, before: Array(repeating: chunk, count: 100),

@@ -129,7 +129,7 @@ import Testing
         // The output goes elsewhere: only the cache disk is full.
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("thumbcache-full-\(UUID().uuidString).jpg")
         defer { try? FileManager.default.removeItem(at: output) }
-        let run = try CLITests.run(["get", server.url("/big.jpg"), "--size", "64", "--cache-dir", cacheDir.path, "-o", output.path])
+        let run = try ThumbcacheChild.run(["get", server.url("/big.jpg"), "--size", "64", "--cache-dir", cacheDir.path, "-o", output.path])
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stderr.contains("warning: the thumbnail was written but not cached"), "\(run.stderr)")
         #expect(FileManager.default.fileExists(atPath: output.path))
@@ -137,7 +137,7 @@ import Testing
         let list = FileManager.default.temporaryDirectory.appendingPathComponent("thumbcache-full-\(UUID().uuidString).txt")
         defer { try? FileManager.default.removeItem(at: list) }
         try Data(server.url("/big.jpg").utf8).write(to: list)
-        let warm = try CLITests.run(["warm", list.path, "--sizes", "64", "--cache-dir", cacheDir.path])
+        let warm = try ThumbcacheChild.run(["warm", list.path, "--sizes", "64", "--cache-dir", cacheDir.path])
         #expect(warm.status == 1, "warming that stored nothing failed: \(warm.stderr)")
         #expect(warm.stderr.contains("not cached: "), "\(warm.stderr)")
         server.shutdown()
@@ -157,7 +157,7 @@ import Testing
         let cacheDir = work.appendingPathComponent("cache").path, output = work.appendingPathComponent("small.jpg")
         let limit = 64 << 10
 
-        let get = try CLITests.run(["get", original.path, "--size", "64", "--cache-dir", cacheDir, "-o", output.path],
+        let get = try ThumbcacheChild.run(["get", original.path, "--size", "64", "--cache-dir", cacheDir, "-o", output.path],
                                    fileSizeLimit: limit)
         #expect(get.status == 0, "\(get.stderr)")
         #expect(get.stderr.contains("warning: the thumbnail was written but not cached") && get.stderr.contains("File too large"),
@@ -165,12 +165,12 @@ import Testing
         let thumbnail = try Data(contentsOf: output)
         #expect(ImageFormat.sniff(thumbnail) == .jpeg && (try? ImageDecoder.probe(thumbnail).width) == 64)
 
-        let info = try CLITests.run(["info", original.path, "--cache-dir", cacheDir])
+        let info = try ThumbcacheChild.run(["info", original.path, "--cache-dir", cacheDir])
         #expect(info.status == 7, "nothing half-stored: \(info.stderr)")
 
         let list = work.appendingPathComponent("list.txt")
         try Data(original.path.utf8).write(to: list)
-        let warm = try CLITests.run(["warm", list.path, "--sizes", "64", "--cache-dir", cacheDir], fileSizeLimit: limit)
+        let warm = try ThumbcacheChild.run(["warm", list.path, "--sizes", "64", "--cache-dir", cacheDir], fileSizeLimit: limit)
         #expect(warm.status == 1, "warming that stored nothing failed: \(warm.stderr)")
         #expect(warm.stderr.contains("not cached: "), "\(warm.stderr)")
         server.shutdown()

@@ -1,4 +1,5 @@
 import DiskLru
+import BombTestSupport
 import Foundation
 import NIOCore
 import OriginTestSupport
@@ -68,17 +69,17 @@ import Testing
 
     @Test func parallelCLIGetsDoNotWaitForEachOthersDownloads() throws {
         let cacheDir = work.path
-        #expect(try CLITests.run(["get", server.url("/fast.jpg"), "--size", "64", "--cache-dir", cacheDir, "-o", "/dev/null"]).status == 0)
-        let slow = try CLITests.launch(["get", server.url("/slow.jpg"), "--size", "64", "--cache-dir", cacheDir, "-o", "/dev/null"])
+        #expect(try ThumbcacheChild.run(["get", server.url("/fast.jpg"), "--size", "64", "--cache-dir", cacheDir, "-o", "/dev/null"]).status == 0)
+        let slow = try ThumbcacheChild.launch(["get", server.url("/slow.jpg"), "--size", "64", "--cache-dir", cacheDir, "-o", "/dev/null"])
         while server.requestCount("/slow.jpg") == 0 { usleep(10_000) }
-        let hit = try CLITests.run(["get", server.url("/fast.jpg"), "--size", "128", "--cache-dir", cacheDir, "-o", "/dev/null"])
+        let hit = try ThumbcacheChild.run(["get", server.url("/fast.jpg"), "--size", "128", "--cache-dir", cacheDir, "-o", "/dev/null"])
         #expect(hit.status == 0 && hit.stderr.contains("[disk]"), "\(hit.stderr)")
         #expect(!hit.stderr.contains("waiting for the cache directory"))
         #expect(slow.0.isRunning, "the disk hit finished while the other get was still downloading")
         server.release("slow")
-        let slowRun = CLITests.finish(slow)
+        let slowRun = ThumbcacheChild.finish(slow)
         #expect(slowRun.status == 0 && slowRun.stderr.contains("[network]"), "\(slowRun.stderr)")
-        let stats = try CLITests.run(["stats", "--json", "--cache-dir", cacheDir])
+        let stats = try ThumbcacheChild.run(["stats", "--json", "--cache-dir", cacheDir])
         let object = try JSONSerialization.jsonObject(with: stats.stdout) as? [String: Any] ?? [:]
         #expect(object["entries"] as? Int == 2 && object["misses"] as? Int == 2 && object["diskHits"] as? Int == 1,
                 "both processes' entries and counters are kept: \(object)")
@@ -100,12 +101,12 @@ import Testing
             .stream(head: Fixtures.jpeg, declaredLength: Fixtures.jpeg.count + (30 << 10), chunk: 1 << 10, delay: .milliseconds(50))
         }
         let get = { (path: String) in
-            try CLITests.launch(["get", server.url(path), "--size", "64", "--cache-dir", cacheDir, "-o", "/dev/null"])
+            try ThumbcacheChild.launch(["get", server.url(path), "--size", "64", "--cache-dir", cacheDir, "-o", "/dev/null"])
         }
         let first = try get("/first.jpg")
         while server.requestCount("/first.jpg") == 0 && first.0.isRunning { usleep(10_000) }
         let second = try get("/second.jpg")
-        let (firstRun, secondRun) = (CLITests.finish(first), CLITests.finish(second))
+        let (firstRun, secondRun) = (ThumbcacheChild.finish(first), ThumbcacheChild.finish(second))
         #expect(firstRun.status == 0 && firstRun.stderr.contains("[network]"), "\(firstRun.stderr)")
         #expect(secondRun.status == 0 && secondRun.stderr.contains("[network]"), "\(secondRun.stderr)")
 
@@ -117,7 +118,7 @@ import Testing
         #expect(events.contains(.bodyEnded("/second.jpg")))
         #expect((server.stream("/first.jpg")?.bytesSent ?? .max) < 400 << 10, "the first body ended at the second request")
 
-        let stats = try CLITests.run(["stats", "--json", "--cache-dir", cacheDir])
+        let stats = try ThumbcacheChild.run(["stats", "--json", "--cache-dir", cacheDir])
         let object = try JSONSerialization.jsonObject(with: stats.stdout) as? [String: Any] ?? [:]
         #expect(object["entries"] as? Int == 2 && object["misses"] as? Int == 2, "both downloads are stored: \(object)")
         cleanUp()

@@ -1,4 +1,5 @@
 import DiskLru
+import BombTestSupport
 import Foundation
 import NIOCore
 import OriginTestSupport
@@ -48,7 +49,7 @@ import Testing
         let urls = try list([server.url("/s.jpg")])
         let cacheDir = work.appendingPathComponent("cache").path
         let jsonPath = work.appendingPathComponent("report.json").path
-        let warm = { try CLITests.run(["warm", urls, "--sizes", "64", "--cache-dir", cacheDir, "--json", jsonPath, "--quiet"]) }
+        let warm = { try ThumbcacheChild.run(["warm", urls, "--sizes", "64", "--cache-dir", cacheDir, "--json", jsonPath, "--quiet"]) }
         #expect(try warm().status == 0)
         down.withLock { $0 = true }
         let second = try warm()
@@ -68,7 +69,7 @@ import Testing
         let cacheDir = work.appendingPathComponent("cache").path
         let jsonPath = work.appendingPathComponent("report.json").path
 
-        let first = try CLITests.run(["warm", urls, "--sizes", "64,128", "--concurrency", "3", "--cache-dir", cacheDir, "--json", jsonPath, "--quiet"])
+        let first = try ThumbcacheChild.run(["warm", urls, "--sizes", "64,128", "--concurrency", "3", "--cache-dir", cacheDir, "--json", jsonPath, "--quiet"])
         #expect(first.status == 1, "a failed URL makes the exit code non-zero: \(first.stderr)")
         let firstReport = try report(jsonPath)
         #expect(firstReport["total"] as? Int == 8)
@@ -82,7 +83,7 @@ import Testing
         #expect(first.stderr.contains("6 fetched, 0 already fresh, 0 revalidated, 2 failed"), "\(first.stderr)")
         #expect(!first.stderr.contains("warming"), "--quiet prints no progress")
 
-        let rerun = try CLITests.run(["warm", try list(good), "--sizes", "64,128", "--cache-dir", cacheDir, "--json", jsonPath])
+        let rerun = try ThumbcacheChild.run(["warm", try list(good), "--sizes", "64,128", "--cache-dir", cacheDir, "--json", jsonPath])
         #expect(rerun.status == 0, "\(rerun.stderr)")
         #expect(try report(jsonPath)["fresh"] as? Int == 6)
         #expect((0..<6).allSatisfy { server.requestCount("/img\($0).jpg") == 1 }, "nothing fresh is fetched again")
@@ -94,7 +95,7 @@ import Testing
             server.route("/slow\(i).jpg") { _ in .trickle(body: Fixtures.jpeg, chunk: 2000, delay: .milliseconds(50)) }
         }
         let urls = try list((0..<4).map { server.url("/slow\($0).jpg") })
-        let run = try CLITests.run(["warm", urls, "--sizes", "64", "--concurrency", "1", "--progress-interval", "0.05",
+        let run = try ThumbcacheChild.run(["warm", urls, "--sizes", "64", "--concurrency", "1", "--progress-interval", "0.05",
                                     "--cache-dir", work.appendingPathComponent("cache").path])
         #expect(run.status == 0, "\(run.stderr)")
         let progress = run.stderr.split(separator: "\n").filter { $0.contains("warming ") }
@@ -115,12 +116,12 @@ import Testing
         let urls = try list((0..<10).map { server.url("/s\($0).jpg") })
         let cacheDir = work.appendingPathComponent("cache").path
         let jsonPath = work.appendingPathComponent("report.json").path
-        let launched = try CLITests.launch(["warm", urls, "--sizes", "64,128", "--concurrency", "2", "--cache-dir", cacheDir, "--json", jsonPath])
+        let launched = try ThumbcacheChild.launch(["warm", urls, "--sizes", "64,128", "--concurrency", "2", "--cache-dir", cacheDir, "--json", jsonPath])
         // With two URLs in flight, a third is requested only once one is done: then SIGINT lands part-way.
         let deadline = ContinuousClock.now + .seconds(60)
         while server.totalRequests < 3 && ContinuousClock.now < deadline { usleep(10_000) }
         kill(launched.0.processIdentifier, SIGINT)
-        let interrupted = CLITests.finish(launched)
+        let interrupted = ThumbcacheChild.finish(launched)
         #expect(interrupted.status == 130, "\(interrupted.stderr)")
         #expect(interrupted.stderr.contains("interrupted by SIGINT"), "\(interrupted.stderr)")
         let partial = try report(jsonPath)
@@ -144,7 +145,7 @@ import Testing
         try cache.close()
 
         server.release("rerun")
-        let rerun = try CLITests.run(["warm", urls, "--sizes", "64,128", "--cache-dir", cacheDir, "--json", jsonPath, "--quiet"])
+        let rerun = try ThumbcacheChild.run(["warm", urls, "--sizes", "64,128", "--cache-dir", cacheDir, "--json", jsonPath, "--quiet"])
         #expect(rerun.status == 0, "\(rerun.stderr)")
         let final = try report(jsonPath)
         let fresh = final["fresh"] as? Int ?? -1, fetched = final["fetched"] as? Int ?? -1

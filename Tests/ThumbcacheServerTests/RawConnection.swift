@@ -60,6 +60,69 @@ enum RawConnection {
         Glibc.send(socket, text, text.utf8.count, Int32(MSG_NOSIGNAL)) == text.utf8.count
     }
 
+    /// Sends `pieces` on a new connection, one `send` call each (a piece the socket takes only in part goes on
+    /// in more calls), half-closes it (`SHUT_WR`: Hummingbird then answers everything it has read and closes),
+    /// and returns every byte that came back until the server closed. It reads all along, so a server that
+    /// answers while the client still sends never waits on it. Nothing is decided by time: `hangGuard` only
+    /// bounds a server that never closes (`closed` false), and the caller fails on that. The socket's blocking
+    /// waits run on a thread of their own, never on the cooperative pool the in-process server's routes need.
+    static func halfClosedExchange(_ port: Int, pieces: [[UInt8]], hangGuard: Duration = .seconds(60))
+        async throws -> (received: [UInt8], closed: Bool) {
+        let socket = try connect(port: port)
+        return await withCheckedContinuation { continuation in
+            Thread {
+                let result = sendThenReadUntilClosed(socket, pieces: pieces, hangGuard: hangGuard)
+                close(socket)
+                continuation.resume(returning: result)
+            }.start()
+        }
+    }
+
+    /// `halfClosedExchange`'s blocking part, with one `poll` for both directions.
+    private static func sendThenReadUntilClosed(_ socket: Int32, pieces: [[UInt8]], hangGuard: Duration) -> ([UInt8], Bool) {
+        var noDelay: Int32 = 1  // each piece goes out as it is sent, not merged with the next by Nagle
+        setsockopt(socket, Int32(IPPROTO_TCP), TCP_NODELAY, &noDelay, socklen_t(MemoryLayout<Int32>.size))
+        _ = fcntl(socket, F_SETFL, fcntl(socket, F_GETFL) | O_NONBLOCK)
+        let deadline = ContinuousClock.now + hangGuard
+        var received: [UInt8] = [], buffer = [UInt8](repeating: 0, count: 65536)
+        var piece = 0, offset = 0, sending = true
+        if pieces.isEmpty {
+            shutdown(socket, Int32(SHUT_WR))
+            sending = false
+        }
+        while true {
+            let left = ContinuousClock.now.duration(to: deadline)
+            guard left > .zero else { return (received, false) }
+            let milliseconds = Int32(min(left.components.seconds * 1000 + 1, 60_000))
+            var poller = pollfd(fd: socket, events: Int16(POLLIN) | (sending ? Int16(POLLOUT) : 0), revents: 0)
+            guard poll(&poller, 1, milliseconds) > 0 else { continue }
+            if poller.revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 {
+                let n = recv(socket, &buffer, buffer.count, 0)
+                if n > 0 {
+                    received += buffer[0..<n]
+                } else if n == 0 || (errno != EAGAIN && errno != EINTR) {
+                    return (received, true)  // the end, or a reset: closed either way
+                }
+            }
+            guard sending, poller.revents & Int16(POLLOUT) != 0 else { continue }
+            let n = pieces[piece][offset...].withUnsafeBytes { Glibc.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if n < 0 {
+                // The server closed while the client still sent (after a 400, say): what it answered is read on.
+                if errno != EAGAIN && errno != EINTR { sending = false }
+                continue
+            }
+            offset += n
+            if offset == pieces[piece].count {
+                piece += 1
+                offset = 0
+            }
+            if piece == pieces.count {
+                shutdown(socket, Int32(SHUT_WR))
+                sending = false
+            }
+        }
+    }
+
     /// Sends `requests` on a new connection and reads until `done` or the server closes. The 60 s only guard against
     /// a hang: a shorter cap turned a slow answer on a loaded machine into a missing one.
     static func exchange(_ port: Int, _ requests: String, until done: @escaping (String) -> Bool = { _ in false })

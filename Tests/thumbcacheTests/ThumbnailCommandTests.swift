@@ -13,11 +13,7 @@ enum CLI {
         return (run.status, run.stderr)
     }
 
-    static func temporaryDirectory() throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("thumbcache-cli-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        return url
-    }
+    static func temporaryDirectory() throws -> URL { try ThumbcacheChild.temporaryDirectory() }
 }
 
 @Suite(.enabled(if: CLI.binary != nil, "thumbcache executable not built next to the tests"))
@@ -44,8 +40,7 @@ struct ThumbnailCommandTests {
         #expect(try CLI.run(["thumbnail", source, "--size", "48", "-o", converted.path]).status == 0)
         #expect(try CLI.run(["thumbnail", source, "--size", "48", "--no-srgb", "-o", stored.path]).status == 0)
         let a = try ImageDecoder.decode(Data(contentsOf: converted)), b = try ImageDecoder.decode(Data(contentsOf: stored))
-        let (worst, mean) = ColorManagementTests.deviation(stored: b, converted: a)
-        #expect(worst <= 3 && mean < 1, "worst \(worst), mean \(mean)")
+        // How exact the conversion is, is ImageDecode's to test (ColorManagementTests); here: the flag reaches it.
         #expect(Fixtures.meanAbsoluteDifference(a, b) > 2, "the flag must change the output of an Adobe RGB source")
     }
 

@@ -57,6 +57,8 @@ final class WireHitHandler: ChannelInboundHandler, RemovableChannelHandler {
                     connection.handedToDecoder()
                     context.fireChannelRead(wrapInboundOut(head))
                 }
+                // llhttp parses nothing after a request that closes the connection: the rest is the decoder's.
+                if request.closesConnection { connection.decoderTakesOver() }
             case .unframed:
                 connection.decoderTakesOver()
                 context.fireChannelRead(wrapInboundOut(head))

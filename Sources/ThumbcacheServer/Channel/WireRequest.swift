@@ -13,6 +13,8 @@ struct WireRequest {
     /// `GET` or `HEAD`, HTTP/1.1, origin form: the kind `WireHitHandler` may answer.
     var isAnswerable = false
     var isHTTP11 = false
+    /// llhttp's `should_keep_alive` is false for it (never answerable): NIO's decoder reads nothing after it.
+    var closesConnection = false
     /// The target without its query.
     var path = ""
     var fields = HTTPFields()
@@ -24,7 +26,7 @@ struct WireRequest {
             var request = WireRequest()
             var lineStart = 0
             var isFirstLine = true
-            var hosts: [Substring] = [], contentLengths = 0
+            var hosts: [Substring] = [], connections: [Substring] = [], contentLengths = 0
             while lineStart < bytes.count {
                 guard let lineEnd = bytes[lineStart...].firstIndex(of: 10), lineEnd > lineStart, bytes[lineEnd - 1] == 13 else {
                     return .unframed
@@ -34,8 +36,12 @@ struct WireRequest {
                 if line.isEmpty {
                     guard lineStart == bytes.count else { return .unframed }
                     // Heads the decoder's side refuses (400) are its to answer: two `Content-Length`s (llhttp),
-                    // a missing, repeated or malformed `Host` (`HostFieldCheck`).
-                    if contentLengths > 1 || !HostField.accepts(hosts, isHTTP11: request.isHTTP11) { request.isAnswerable = false }
+                    // a missing, repeated or malformed `Host` (`RequestHeadRules`). So is one after which it parses
+                    // no more (the router answers those).
+                    request.closesConnection = WireRequest.closesConnection(connections, isHTTP11: request.isHTTP11)
+                    if request.closesConnection || contentLengths > 1 || !HostField.accepts(hosts, isHTTP11: request.isHTTP11) {
+                        request.isAnswerable = false
+                    }
                     return .request(request)
                 }
                 if isFirstLine {
@@ -43,19 +49,22 @@ struct WireRequest {
                     guard request.readRequestLine(line) else { return .unframed }
                     continue
                 }
-                guard request.fields.count < WireHitHandler.maximumFields, let field = field(line) else { return .unframed }
-                switch field.name {
+                guard request.fields.count < WireHitHandler.maximumFields, let (name, value) = field(line) else { return .unframed }
+                switch name {
                 case .contentLength:
-                    guard field.value == "0" else { return .unframed }
+                    guard value == "0" else { return .unframed }  // "0 " and "0\t" too: llhttp takes the one, refuses the other
                     contentLengths += 1
                 case WireRequest.host:
-                    hosts.append(field.value[...])
+                    hosts.append(value[...])
+                case .connection, WireRequest.proxyConnection:
+                    connections.append(value[...])
                 case .transferEncoding, .upgrade:
                     return .unframed
                 default:
                     break
                 }
-                request.fields.append(field)
+                // Without the spaces and tabs after the value, as HTTP types (and so the router) have it.
+                request.fields.append(HTTPField(name: name, value: value))
             }
             return .unframed
         }
@@ -83,20 +92,37 @@ struct WireRequest {
         return true
     }
 
-    /// `name: value` with optional spaces or tabs around the value.
-    private static func field(_ line: UnsafeRawBufferPointer) -> HTTPField? {
+    /// `name: value`, the value without the spaces and tabs before it but with those after it, as NIO's decoder
+    /// hands it to `RequestHeadRules` (which refuses `Host: a ` where a trimmed value would pass).
+    private static func field(_ line: UnsafeRawBufferPointer) -> (HTTPField.Name, String)? {
         guard let colon = line.firstIndex(of: UInt8(ascii: ":")), colon > 0 else { return nil }
         let name = line[..<colon]
         var value = line[(colon + 1)...]
         guard name.allSatisfy(isTokenByte), value.allSatisfy({ ($0 >= 32 && $0 < 127) || $0 == 9 }) else { return nil }
         while let first = value.first, first == 32 || first == 9 { value = value.dropFirst() }
-        while let last = value.last, last == 32 || last == 9 { value = value.dropLast() }
         guard let fieldName = HTTPField.Name(String(decoding: name, as: UTF8.self)) else { return nil }
-        return HTTPField(name: fieldName, value: String(decoding: value, as: UTF8.self))
+        return (fieldName, String(decoding: value, as: UTF8.self))
+    }
+
+    /// Whether llhttp may take the request to close the connection: it reads `Proxy-Connection` as `Connection`,
+    /// and after a `close` token (HTTP/1.1) or without a `keep-alive` one (HTTP/1.0) it parses nothing more. Any
+    /// `close` in those values counts, token or not: where the two readings could differ, this one closes.
+    private static func closesConnection(_ values: [Substring], isHTTP11: Bool) -> Bool {
+        let close = Array("close".utf8)
+        for value in values {
+            let bytes = Array(value.utf8)
+            // `| 0x20` lower-cases letters; no other byte lower-cases to one of "close"'s.
+            if bytes.count >= close.count, (0...(bytes.count - close.count)).contains(where: { start in
+                close.indices.allSatisfy { bytes[start + $0] | 0x20 == close[$0] }
+            }) { return true }
+        }
+        return !isHTTP11 && !values.contains { HeaderList.containsToken(String($0), "keep-alive") == true }
     }
 
     /// HTTP types spell it `HTTPRequest.authority`; on the wire it is a field.
     private static let host = HTTPField.Name("Host")!
+    /// llhttp reads it as `Connection`.
+    private static let proxyConnection = HTTPField.Name("Proxy-Connection")!
 
     /// RFC 9110 `tchar`.
     private static func isTokenByte(_ byte: UInt8) -> Bool {
