@@ -68,7 +68,13 @@ import Testing
         }
         let timedOut = await Self.failure(harness.pipeline, server.url("/endless.jpg"))
         #expect(timedOut?.description.contains("overall timeout") == true, "\(String(describing: timedOut))")
-        let page = await Self.failure(harness.pipeline, server.url("/page.jpg"))
+        // Refused by its first bytes: no deadline of 1 s here, which a busy machine could reach before those bytes
+        // are read (the 60 s only bound a failing run; the stream never ends by itself).
+        let sniffing = try PipelineHarness {
+            $0.totalTimeout = .seconds(60)
+            $0.maxDownloadSize = 2 * gigabyte
+        }
+        let page = await Self.failure(sniffing.pipeline, server.url("/page.jpg"))
         if case .notAnImage? = page {} else { Issue.record("got \(String(describing: page))") }
         let limited = try PipelineHarness { $0.maxDownloadSize = 1 << 20 }
         let tooLarge = await Self.failure(limited.pipeline, server.url("/chunked.jpg"))
@@ -78,8 +84,9 @@ import Testing
             #expect(record?.closedEarly == true && record?.finished == false, "\(path): \(String(describing: record))")
             #expect((record?.bytesSent ?? .max) < 64 << 20, "\(path): abandoned, not read to the end: \(String(describing: record))")
         }
-        #expect(harness.downloadFiles.isEmpty && limited.downloadFiles.isEmpty)
+        #expect(harness.downloadFiles.isEmpty && limited.downloadFiles.isEmpty && sniffing.downloadFiles.isEmpty)
         await limited.close()
+        await sniffing.close()
         await harness.close()
         server.shutdown()
     }
