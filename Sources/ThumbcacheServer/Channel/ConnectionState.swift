@@ -109,10 +109,7 @@ final class ConnectionState {
         deadline = nil
         timer?.cancel()
         timer = nil
-        if let entry {
-            connections?.unregister(entry)
-            connections?.busy(entry)
-        }
+        if let entry { connections?.unregister(entry) }
     }
 
     // MARK: - Rules

@@ -31,7 +31,7 @@ public final class ThumbcacheEndpoints: Sendable {
     /// The connections of `thumbcache serve`'s main server, against `--max-connections` (`ThumbcacheService`).
     let connections: OpenConnections
 
-    /// `pipeline` must have been opened with `limiter` as its render gate (`ThumbcacheService.openPipeline`).
+    /// `pipeline` must have been opened with `limiter` as its render gate (as `ThumbcacheService.init` opens it).
     public init(configuration: ServeConfiguration, pipeline: ThumbnailPipeline, limiter: RenderLimiter, metrics: ServerMetrics) {
         self.configuration = configuration
         self.pipeline = pipeline

@@ -14,14 +14,15 @@ struct ThumbnailCheck: Sendable {
     var negotiated: Bool { path.format == nil }
 }
 
-/// The check of a thumbnail request, with what it found for each recent path remembered (refusals too): a hot
+/// The check of a thumbnail request, with what it found for each recent path remembered (only paths that pass: a
+/// refused path caches nothing, so junk cannot push hot paths out of the memo): a hot
 /// thumbnail's path is parsed, its HMAC computed and its source normalised once, not on every hit (they were a
 /// large part of a memory hit's own cost: docs/benchmarks.md, `thumbcache serve`); a request the wire passes on
 /// to the router after a miss is not checked again there.
 final class ThumbnailChecks: Sendable {
     private let signer: URLSigner
     private let maxSize: Int
-    private let known = MemoryCache<String, Result<Checked, ServeError>>(limits: .init(totalCost: 8 << 20, count: 10_000))
+    private let known = MemoryCache<String, Checked>(limits: .init(totalCost: 8 << 20, count: 10_000))
 
     private struct Checked: Sendable {
         let path: ThumbnailPath
@@ -36,14 +37,13 @@ final class ThumbnailChecks: Sendable {
     /// `target`: the request target as sent (a query is ignored); `accept`: the `Accept` field.
     func check(target: String, accept: String?) throws(ServeError) -> ThumbnailCheck {
         let path = Self.path(ofTarget: target)
-        let outcome: Result<Checked, ServeError>
+        let checked: Checked
         if let remembered = known.value(forKey: path) {
-            outcome = remembered
+            checked = remembered
         } else {
-            outcome = Result { () throws(ServeError) in try check(path) }
-            known.set(outcome, forKey: path, cost: path.utf8.count * 2)
+            checked = try check(path)
+            known.set(checked, forKey: path, cost: path.utf8.count * 2)
         }
-        let checked = try outcome.get()
         return ThumbnailCheck(path: checked.path, source: checked.source,
                               format: checked.path.format ?? AcceptNegotiation(accept).format)
     }
