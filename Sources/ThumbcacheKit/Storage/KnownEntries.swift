@@ -64,6 +64,8 @@ final class KnownEntries: Sendable {
     }
 
     /// Adds a thumbnail's facts to the record of `key`, if that record is still of the state `sequenceNumber`.
+    /// Not atomic with a concurrent `remember` or `add` of the key: one of them may be lost, which costs a later
+    /// hit a read of the metadata or a probe again, never a wrong answer (every use checks the sequence number).
     func add(_ facts: ThumbnailFacts, key: String, sequenceNumber: Int64) {
         guard var known = records.value(forKey: key), known.sequenceNumber == sequenceNumber,
               known.facts(size: facts.size, format: facts.format) == nil else { return }
