@@ -46,6 +46,23 @@ import ThumbcacheKit
         await origin.stop()
     }
 
+    /// A disk hit whose bytes are in the page cache (just written) is answered from the request's bytes, as a
+    /// memory hit is, without counting as one; with `Connection: close` the router answers it, the same.
+    @Test func aResidentDiskHitIsAnsweredFromTheBytes() async throws {
+        let origin = try await TestOrigin()
+        origin.image("/c.jpg", Fixtures.jpeg)
+        let server = try await Self.diskOnlyServer()
+        let path = server.path(origin.url("/c.jpg"), size: 64, format: .jpeg)
+        #expect(try await server.request(path).header("X-Thumbcache") == "network")
+        let fast = try await server.request(path)
+        let routed = try await server.request(path, headers: [("Connection", "close")])
+        #expect(fast.header("X-Thumbcache") == "disk" && routed.header("X-Thumbcache") == "disk")
+        #expect(routed.body == fast.body && routed.header("ETag") == fast.header("ETag"))
+        #expect(server.hitsFromBytes == 0 && server.hitsByRouter == 0, "no memory hit counted")
+        await server.stop()
+        await origin.stop()
+    }
+
     /// A format picked from `Accept` is a disk hit too, and says `Vary: Accept`.
     @Test func aNegotiatedFormatIsADiskHitWithVary() async throws {
         let origin = try await TestOrigin()

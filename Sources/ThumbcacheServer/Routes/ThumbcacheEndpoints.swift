@@ -124,7 +124,11 @@ public final class ThumbcacheEndpoints: Sendable {
         // too long to read whole (`HeaderList`), which might name it further on.
         guard !isStopping, headers[.connection].map({ HeaderList.containsToken($0, "close") != false }) != true,
               let check = try? checks.check(target: path, accept: headers[.accept]),
+              // A disk hit whose bytes are in the page cache is answered here too: reading them does not block
+              // (`waitingForDisk: false`); one that would wait for the disk goes to the router, off the event loop.
               let result = pipeline.memoryHit(for: check.source, size: check.path.size, fit: check.path.fit, format: check.format)
+                ?? pipeline.diskHit(for: check.source, size: check.path.size, fit: check.path.fit, format: check.format,
+                                    waitingForDisk: false)
         else { return nil }
         metrics.thumbnail(result)
         let answer = responder.answer(for: result, requestHeaders: headers, negotiated: check.negotiated,
@@ -134,7 +138,7 @@ public final class ThumbcacheEndpoints: Sendable {
 
     /// Counts and logs an answer `WireHitHandler` wrote (`started`: when its head was read).
     func answeredFromBytes(_ answer: ServerAnswer, method: HTTPRequest.Method, path: String, started: ContinuousClock.Instant) {
-        metrics.memoryHitAnswered(fromBytes: true)
+        if answer.served == ServedFrom.memory.rawValue { metrics.memoryHitAnswered(fromBytes: true) }
         accessLog.record(method: method.rawValue, path: path, status: answer.status.code, bytes: answer.contentLength,
                          served: answer.served, duration: started.duration(to: .now))
     }
