@@ -11,22 +11,13 @@ cd "$(dirname "$0")/.."
 (($# > 0)) || { swift build -c release --product thumbcache >/dev/null; set -- "$PWD/.build/release/thumbcache"; }
 duration=${DURATION:-6}; rounds=${ROUNDS:-2}
 for tool in wrk nginx curl; do command -v $tool >/dev/null || [ -x /usr/sbin/$tool ] || { echo "needs $tool" >&2; exit 2; }; done
-nginx_bin=$(command -v nginx || echo /usr/sbin/nginx)
 work=$(mktemp -d); chmod 755 "$work"; mkdir -p "$work/www" "$work/static" "$work/logs"
 photo=$(awk -F'\t' 'NR>1 && $1 ~ /\.jpe?g$/ && $3*$4>=4000000 {print $1; exit}' ../shared/corpus/MANIFEST.tsv 2>/dev/null || true)
 if [ -n "$photo" ]; then cp "../shared/corpus/$photo" "$work/www/p0.jpg"
 else echo "note: ../shared/corpus absent; the thumbnail comes from the test fixture" >&2; cp Tests/ImageDecodeTests/Fixtures/testorig.jpg "$work/www/p0.jpg"; fi
 chmod -R o+rX "$work"
 origin_port=$((20000 + RANDOM % 10000)); static_port=$((origin_port + 1)); serve_port=$((origin_port + 2))
-cat > "$work/nginx.conf" <<CONF
-worker_processes 2; pid $work/nginx.pid; error_log $work/logs/error.log warn;
-events { worker_connections 4096; }
-http { access_log off; sendfile on; keepalive_requests 1000000; types { image/jpeg jpg; }
-  client_body_temp_path $work; proxy_temp_path $work; fastcgi_temp_path $work; uwsgi_temp_path $work; scgi_temp_path $work;
-  server { listen 127.0.0.1:$origin_port; root $work/www; location / { expires 1h; } }
-  server { listen 127.0.0.1:$static_port; root $work/static; location / { expires 1h; } } }
-CONF
-"$nginx_bin" -c "$work/nginx.conf"
+source scripts/bench-nginx.sh; start_bench_nginx "$origin_port" "$static_port"
 serve_pid=""
 cleanup() { [ -n "$serve_pid" ] && kill "$serve_pid" 2>/dev/null; kill "$(cat "$work/nginx.pid")" 2>/dev/null || true; sleep 0.3; rm -rf "$work"; }
 trap cleanup EXIT

@@ -187,10 +187,21 @@ public final class DiskLruCache: @unchecked Sendable {
     /// A consistent view of `key`'s values as they are now; nil when absent, not yet published, or a value
     /// file has gone missing (the entry is then dropped). Later updates and removals do not change it.
     public func snapshot(forKey key: String) throws(DiskLruError) -> DiskLruSnapshot? {
+        try snapshot(forKey: key, opening: { _ in nil })
+    }
+
+    /// The same as `snapshot(forKey:)` (a use: `READ`, LRU order), but opening only the values `opening`
+    /// returns, given the entry's current sequence number (nil: every value). A reader that knows what a
+    /// value holds for that sequence number (parsed metadata) need not open or read it again. Reading a value
+    /// not opened throws `invalidArgument`; a missing value file among those not opened goes unnoticed.
+    /// `opening` runs under the cache's lock: it must not call back into the cache.
+    public func snapshot(forKey key: String, opening: (_ sequenceNumber: Int64) -> [Int]?) throws(DiskLruError) -> DiskLruSnapshot? {
         try DiskLruCache.validate(key)
         return try accessing { () throws(DiskLruError) -> DiskLruSnapshot? in
             guard let entry = entries[key], entry.readable else { return nil }
-            guard let snapshot = try openSnapshot(entry) else { return nil }
+            let indices = opening(entry.sequenceNumber)
+            if let indices { for index in indices { try checkIndex(index) } }
+            guard let snapshot = try openSnapshot(entry, only: indices) else { return nil }
             if readOnly { return snapshot }
             redundantOpCount += 1
             // READ only feeds LRU order across restarts; losing it to a full disk must not fail the read.
@@ -472,6 +483,12 @@ public final class DiskLruCache: @unchecked Sendable {
         sizeValue = 0
         redundantOpCount = 0
         try openJournal()
+        // Numbers never used before: a key's sequence number must not name both its state before the other
+        // process's change and after it (readers remember what a value held by it).
+        for entry in entries.inLruOrder {
+            entry.sequenceNumber = nextSequenceNumber
+            nextSequenceNumber += 1
+        }
         if sizeValue > maxSizeValue || journalRebuildRequired { scheduleCleanup() }
     }
 
@@ -501,15 +518,14 @@ public final class DiskLruCache: @unchecked Sendable {
         }
     }
 
-    private func openSnapshot(_ entry: Entry) throws(DiskLruError) -> DiskLruSnapshot? {
-        var descriptors: [Int32] = []
-        descriptors.reserveCapacity(valueCount)
-        let paths = entry.cleanPaths(path)
-        for file in paths {
+    /// Opens every value of `entry`, or only `indices` (the others get -1).
+    private func openSnapshot(_ entry: Entry, only indices: [Int]? = nil) throws(DiskLruError) -> DiskLruSnapshot? {
+        var descriptors = [Int32](repeating: -1, count: valueCount)
+        for index in indices ?? Array(0..<valueCount) where descriptors[index] < 0 {
             do throws(DiskLruError) {
-                descriptors.append(try FileIO.openForReading(file))
+                descriptors[index] = try FileIO.openForReading(entry.cleanPath(path, index))
             } catch {
-                descriptors.forEach(FileIO.closeDescriptor)
+                for fd in descriptors where fd >= 0 { FileIO.closeDescriptor(fd) }
                 guard case .io(_, _, let code) = error, code == ENOENT else { throw error }
                 // A value file vanished underneath us: the entry can never be served again (OkHttp's rule).
                 // If removing the rest fails too, the entry stays listed and is retried on the next access;
@@ -520,7 +536,7 @@ public final class DiskLruCache: @unchecked Sendable {
         }
         return DiskLruSnapshot(
             cache: self, key: entry.key, sequenceNumber: entry.sequenceNumber,
-            lengths: entry.lengths, descriptors: descriptors, paths: paths)
+            lengths: entry.lengths, descriptors: descriptors, directory: path)
     }
 
     private func completeEdit(_ editor: DiskLruEditor, success: Bool) throws(DiskLruError) {

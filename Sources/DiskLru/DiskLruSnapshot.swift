@@ -1,27 +1,32 @@
 import Foundation
 
-/// The values of one entry as they were when the snapshot was taken. Every value file is opened up front,
-/// so a later commit (rename over) or removal (unlink) cannot change what this snapshot reads.
+/// The values of one entry as they were when the snapshot was taken. Its value files are opened up front,
+/// so a later commit (rename over) or removal (unlink) cannot change what this snapshot reads: every value,
+/// or only those asked for (`DiskLruCache.snapshot(forKey:opening:)`; reading another throws).
 /// Close it when done; it also closes itself when released.
 public final class DiskLruSnapshot: @unchecked Sendable {
     public let key: String
-    /// Changes with every commit of the entry; `edit()` uses it to refuse stale snapshots.
+    /// Changes with every commit of the entry, and when another process's change reloads the journal: within
+    /// one `DiskLruCache` object, a key and its sequence number name one published state of the entry.
+    /// `edit()` uses it to refuse stale snapshots.
     public let sequenceNumber: Int64
     private let lengths: [Int64]
-    private let paths: [String]
+    /// The cache's directory: a value's path is made only for an error message.
+    private let directory: String
     private let cache: DiskLruCache
     /// Guards `descriptors`. NSLock (a pthread mutex) rather than Synchronization.Mutex, whose contended
     /// path ThreadSanitizer cannot see on Linux.
     private let lock = NSLock()
+    /// -1 for a value this snapshot did not open.
     private var descriptors: [Int32]
 
-    init(cache: DiskLruCache, key: String, sequenceNumber: Int64, lengths: [Int64], descriptors: [Int32], paths: [String]) {
+    init(cache: DiskLruCache, key: String, sequenceNumber: Int64, lengths: [Int64], descriptors: [Int32], directory: String) {
         self.cache = cache
         self.key = key
         self.sequenceNumber = sequenceNumber
         self.lengths = lengths
         self.descriptors = descriptors
-        self.paths = paths
+        self.directory = directory
     }
 
     /// The recorded length of value `index` (as the journal says; OkHttp copies these too).
@@ -32,7 +37,24 @@ public final class DiskLruSnapshot: @unchecked Sendable {
     /// Reads the whole value `index`.
     public func data(at index: Int) throws(DiskLruError) -> Data {
         try withDescriptor(index) { fd throws(DiskLruError) in
-            try FileIO.readAll(fd, path: paths[index], expectedLength: lengths[index])
+            try FileIO.readAll(fd, path: path(index), expectedLength: lengths[index])
+        }
+    }
+
+    /// Reads `count` bytes of value `index` from `offset` (one pread), or fewer where the value ends first.
+    public func data(at index: Int, offset: Int64, count: Int) throws(DiskLruError) -> Data {
+        guard offset >= 0, count >= 0 else { throw .invalidArgument("a range from \(offset) of \(count) bytes") }
+        return try withDescriptor(index) { fd throws(DiskLruError) in
+            try FileIO.read(fd, path: path(index), upTo: count, at: offset)
+        }
+    }
+
+    /// The same bytes as `data(at:offset:count:)` when they are all in the page cache, else nil without waiting
+    /// for the disk (nil also where the system cannot tell): for a reader that must not block, an event loop.
+    public func dataIfResident(at index: Int, offset: Int64, count: Int) throws(DiskLruError) -> Data? {
+        guard offset >= 0, count >= 0 else { throw .invalidArgument("a range from \(offset) of \(count) bytes") }
+        return try withDescriptor(index) { fd throws(DiskLruError) in
+            try FileIO.readIfResident(fd, path: path(index), upTo: count, at: offset)
         }
     }
 
@@ -59,7 +81,7 @@ public final class DiskLruSnapshot: @unchecked Sendable {
         let open = descriptors
         descriptors = []
         lock.unlock()
-        open.forEach(FileIO.closeDescriptor)
+        for fd in open where fd >= 0 { FileIO.closeDescriptor(fd) }
     }
 
     /// Runs `body` with the descriptor of value `index`, holding the lock so `close()` cannot pull it away.
@@ -70,10 +92,11 @@ public final class DiskLruSnapshot: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         guard !descriptors.isEmpty else { throw .snapshotClosed }
+        guard descriptors[index] >= 0 else { throw .invalidArgument("value \(index) was not opened by this snapshot") }
         return try body(descriptors[index])
     }
 
-    func path(_ index: Int) -> String { paths[index] }
+    func path(_ index: Int) -> String { directory + "/" + key + "." + String(index) }
 
     deinit {
         close()

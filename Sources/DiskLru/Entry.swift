@@ -21,14 +21,10 @@ final class Entry {
         self.lengths = Array(repeating: 0, count: valueCount)
     }
 
+    /// `key.index`. Built on demand rather than kept: with tens of thousands of entries the strings would
+    /// outweigh the rest of the index.
     func cleanPath(_ directory: String, _ index: Int) -> String {
         directory + "/" + key + "." + String(index)
-    }
-
-    /// `key.0 … key.(n-1)`. Built on demand rather than kept: with tens of thousands of entries the
-    /// strings would outweigh the rest of the index.
-    func cleanPaths(_ directory: String) -> [String] {
-        (0..<lengths.count).map { cleanPath(directory, $0) }
     }
 
     func dirtyPath(_ directory: String, _ index: Int) -> String {

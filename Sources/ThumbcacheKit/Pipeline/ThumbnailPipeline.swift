@@ -83,7 +83,8 @@ public final class ThumbnailPipeline: Sendable {
         store = try ThumbnailStore(
             directory: directory.entries, maxSize: configuration.maxDiskSize, ladder: configuration.ladder,
             lockTimeout: configuration.lockTimeout, lockMode: configuration.lockMode, readOnly: configuration.readOnly,
-            cleanup: configuration.inlineDiskTrim ? .inline : .background, onLockWait: onLockWait)
+            cleanup: configuration.inlineDiskTrim ? .inline : .background, shared: configuration.cacheRole.isShared,
+            onLockWait: onLockWait)
         // Only reads `downloads/` when nothing is abandoned there, the usual case: a disk hit writes nothing.
         if !configuration.readOnly { DownloadFolder.removeAbandoned(in: downloads) }
     }
@@ -98,15 +99,21 @@ public final class ThumbnailPipeline: Sendable {
     /// A thumbnail whose longest side is `size` (never upscaled) of the image at `source`.
     /// `cover` makes a size×size centre crop (kept in memory only; the disk keeps `contain` rungs).
     /// `lookingInMemory: false`: the caller has just asked `memoryHit` and missed (a server does, before it sets
-    /// up a request's deadline), so the memory cache is not asked again.
+    /// up a request's deadline), so the memory cache is not asked again. `lookingOnDisk: false`: likewise for
+    /// `diskHit`, so the entry is not opened for it a second time (nor a second `READ` recorded).
     public func thumbnail(for source: ImageSource, size: Int, fit: FitMode = .contain, format: ImageFormat? = nil,
-                          policy: FetchPolicy = .normal, lookingInMemory: Bool = true) async throws(PipelineError) -> ThumbnailResult
+                          policy: FetchPolicy = .normal, lookingInMemory: Bool = true,
+                          lookingOnDisk: Bool = true) async throws(PipelineError) -> ThumbnailResult
     {
         guard (1...ThumbnailRequest.maxSize).contains(size) else { throw .invalidSize(size) }
         if configuration.readOnly { throw .cache(.readOnly(directory: store.cache.directory.path)) }
         let key = source.cacheKey
         let memoryKey = Self.memoryKey(key, size: size, fit: fit, format: format)
         if lookingInMemory, policy != .refresh, let result = memoryHit(memoryKey, acceptingStale: policy == .offline) { return result }
+        if lookingOnDisk, policy == .normal,
+           let result = diskHit(source, key: key, memoryKey: memoryKey, size: size, fit: fit, format: format) {
+            return result
+        }
         do {
             let origin = try await origins.value(for: "\(key)|\(policy.rawValue)") {
                 // Downloaded by an earlier flight and not stored yet: that download, not another one.
@@ -160,6 +167,39 @@ public final class ThumbnailPipeline: Sendable {
     public func memoryHit(for source: ImageSource, size: Int, fit: FitMode = .contain, format: ImageFormat? = nil) -> ThumbnailResult? {
         guard !configuration.readOnly else { return nil }
         return memoryHit(Self.memoryKey(source.cacheKey, size: size, fit: fit, format: format), acceptingStale: false)
+    }
+
+    /// The thumbnail read from its disk entry when that entry is fresh and stores it (a ladder size, `contain`),
+    /// without suspending: no coalescing, no task, only the thumbnail's value opened and its bytes read once the
+    /// entry's metadata is known (`KnownEntries`). A server answers these before it sets up a request's deadline.
+    /// Nil for anything else (stale, not stored, another fit or size, an error): `thumbnail(for:)` answers those.
+    /// Without `waitingForDisk`, only bytes already in the page cache are read (nil rather than wait for the
+    /// disk), for a caller that must not block, an event loop; opening the value file may still touch the disk
+    /// for an inode not in memory.
+    public func diskHit(for source: ImageSource, size: Int, fit: FitMode = .contain, format: ImageFormat? = nil,
+                        waitingForDisk: Bool = true) -> ThumbnailResult? {
+        let key = source.cacheKey
+        return diskHit(source, key: key, memoryKey: Self.memoryKey(key, size: size, fit: fit, format: format),
+                       size: size, fit: fit, format: format, waitingForDisk: waitingForDisk)
+    }
+
+    private func diskHit(_ source: ImageSource, key: String, memoryKey: String, size: Int, fit: FitMode,
+                         format: ImageFormat?, waitingForDisk: Bool = true) -> ThumbnailResult? {
+        // A download held for storing is newer than the entry (`UnstoredOriginals`): the full path serves it.
+        guard !configuration.readOnly, fit == .contain, store.ladder.valueIndex(of: size) != nil,
+              unstored.origin(for: key) == nil else { return nil }
+        let started = ContinuousClock.now
+        guard let hit = try? store.storedThumbnail(key: key, size: size, format: format, now: Date(),
+                                                   waitingForDisk: waitingForDisk) else { return nil }
+        var result = ThumbnailResult(data: hit.data, format: hit.facts.format, width: hit.facts.width, height: hit.facts.height,
+                                     servedFrom: .disk, source: source.normalized, cacheKey: key, bytesDownloaded: 0,
+                                     rendered: false)
+        result.contentDigest = hit.facts.digest
+        (result.freshUntil, result.lastModified) = (hit.freshUntil, hit.lastModified)
+        (result.fetchDuration, result.renderDuration) = (Duration.zero, started.duration(to: .now))
+        memory.set(MemoryEntry(thumbnail: result, freshUntil: hit.freshUntil), forKey: memoryKey, cost: result.data.count)
+        sessionStats.withLock { $0.record(.disk) }
+        return result
     }
 
     private static func memoryKey(_ key: String, size: Int, fit: FitMode, format: ImageFormat?) -> String {

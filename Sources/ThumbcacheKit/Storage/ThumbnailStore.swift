@@ -19,16 +19,18 @@ final class ThumbnailStore: Sendable {
     /// Read-modify-write of an entry's metadata (adding a variant) must not interleave within the process;
     /// across processes each one runs inside one DiskLru access (the directory lock).
     private let writeLock = NSLock()
-    /// The last metadata decoded per key, with its bytes: the same bytes again (the next size of one source,
-    /// as warm asks for them) skip JSONDecoder, a sixth of a fresh warm run's time. Bounded: cleared when full.
-    private let decoded = Locked<[String: (bytes: Data, metadata: CacheMetadata)]>([:])
-    private static let decodedLimit = 256
+    /// Metadata parsed per entry state: the same state again (the next size of one source, as warm asks for
+    /// them; every disk hit) skips reading value 0 and JSONDecoder, a sixth of a fresh warm run's time.
+    let known: KnownEntries
 
+    /// `shared`: freshness as a shared cache judges it (`CacheRole`), for the disk hits' records.
     init(directory: URL, maxSize: Int64, ladder: SizeLadder, lockTimeout: Duration,
          lockMode: PipelineConfiguration.LockMode = .holdForLifetime, readOnly: Bool = false,
-         cleanup: DiskLruOptions.Cleanup = .background, onLockWait: @Sendable (String) -> Void) throws(PipelineError)
+         cleanup: DiskLruOptions.Cleanup = .background, shared: Bool = false,
+         onLockWait: @Sendable (String) -> Void) throws(PipelineError)
     {
         self.ladder = ladder
+        known = KnownEntries(shared: shared)
         do {
             if readOnly {
                 cache = try DiskLruCache.openReadOnly(directory: directory, appVersion: Self.appVersion, valueCount: ladder.valueCount)
@@ -106,25 +108,72 @@ final class ThumbnailStore: Sendable {
     func entry(forKey key: String) throws(PipelineError) -> Entry? {
         do {
             guard let snapshot = try cache.snapshot(forKey: key) else { return nil }
-            guard let metadata = decodeMetadata(try snapshot.data(at: Self.metadataIndex), key: key) else {
+            guard let known = try knownState(of: snapshot) else {
                 // Written by an incompatible version: treat as a miss and let the next store replace it.
                 snapshot.close()
                 return nil
             }
-            return Entry(metadata: metadata, snapshot: snapshot)
+            return Entry(metadata: known.metadata, snapshot: snapshot)
         } catch {
             throw .cache(error)
         }
     }
 
-    private func decodeMetadata(_ bytes: Data, key: String) -> CacheMetadata? {
-        if let last = decoded.withLock({ $0[key] }), last.bytes == bytes { return last.metadata }
-        guard let metadata = CacheMetadata.decode(bytes) else { return nil }
-        decoded.withLock { cache in
-            if cache.count >= Self.decodedLimit { cache.removeAll(keepingCapacity: true) }
-            cache[key] = (bytes, metadata)
+    /// The record of the snapshot's state: remembered, or read from its value 0 (which it must have opened) and
+    /// remembered. Nil when that metadata is not ours to read (another version's), or, without `waitingForDisk`,
+    /// not in the page cache.
+    private func knownState(of snapshot: DiskLruSnapshot, now: Date = Date(),
+                            waitingForDisk: Bool = true) throws(DiskLruError) -> KnownEntries.Known? {
+        if let known = known.known(snapshot.key), known.sequenceNumber == snapshot.sequenceNumber { return known }
+        let bytes = waitingForDisk ? try snapshot.data(at: Self.metadataIndex)
+            : try snapshot.dataIfResident(at: Self.metadataIndex, offset: 0, count: Int(snapshot.length(at: Self.metadataIndex)))
+        guard let bytes, let metadata = CacheMetadata.decode(bytes) else { return nil }
+        return known.remember(metadata, key: snapshot.key, sequenceNumber: snapshot.sequenceNumber, now: now)
+    }
+
+    /// A disk hit: the stored thumbnail of a ladder `size` in `format` (nil: the source's default format), read
+    /// on its own when the entry is fresh at `now`. Only that size's value is opened, and only the thumbnail's
+    /// bytes read from it, when the entry's state is known (`KnownEntries`); else its metadata too. Nil for
+    /// anything a disk hit cannot answer alone: no entry, not fresh, no such thumbnail, a value that disagrees
+    /// with its metadata (the full path then decides); without `waitingForDisk`, bytes not in the page cache.
+    func storedThumbnail(key: String, size: Int, format: ImageFormat?, now: Date,
+                         waitingForDisk: Bool = true) throws(PipelineError) -> StoredHit? {
+        guard let index = ladder.valueIndex(of: size) else { return nil }
+        let remembered = known.known(key)
+        do {
+            guard let snapshot = try cache.snapshot(forKey: key, opening: { sequenceNumber in
+                sequenceNumber == remembered?.sequenceNumber ? [index] : [Self.metadataIndex, index]
+            }) else { return nil }
+            defer { snapshot.close() }
+            guard let entry = try knownState(of: snapshot, now: now, waitingForDisk: waitingForDisk), entry.isFresh(at: now),
+                  let freshUntil = entry.freshUntil else { return nil }
+            let format = format ?? ThumbnailPipeline.defaultFormat(entry.metadata.original)
+            guard let stored = entry.metadata.thumbnails.first(where: { $0.size == size }),
+                  let range = stored.range(of: format.rawValue), !range.isEmpty,
+                  snapshot.length(at: index) == Int64(stored.totalBytes) else { return nil }
+            let data = waitingForDisk ? try snapshot.data(at: index, offset: Int64(range.lowerBound), count: range.count)
+                : try snapshot.dataIfResident(at: index, offset: Int64(range.lowerBound), count: range.count)
+            guard let data, data.count == range.count else { return nil }
+            var facts = entry.facts(size: size, format: format)
+            if facts == nil {
+                // Bytes of another format than the metadata says: not served from here (the full path decides).
+                guard ImageFormat.sniff(data) == format, let info = try? ImageDecoder.probe(.data(data)) else { return nil }
+                facts = KnownEntries.ThumbnailFacts(size: size, format: format, width: info.orientedWidth,
+                                                    height: info.orientedHeight, digest: SHA256Digest.hex(bytes: data))
+                known.add(facts!, key: key, sequenceNumber: snapshot.sequenceNumber)
+            }
+            return StoredHit(data: data, facts: facts!, freshUntil: freshUntil, lastModified: entry.lastModified)
+        } catch {
+            throw .cache(error)
         }
-        return metadata
+    }
+
+    /// A thumbnail read by `storedThumbnail`, with what its answer needs.
+    struct StoredHit: Sendable {
+        let data: Data
+        let facts: KnownEntries.ThumbnailFacts
+        let freshUntil: Date
+        let lastModified: Date?
     }
 
     /// The stored thumbnail of `size` in `format`: a slice of that size's value. Nil when it is not stored, or

@@ -99,6 +99,10 @@ public final class ThumbcacheEndpoints: Sendable {
             if let hit = pipeline.memoryHit(for: check.source, size: check.path.size, fit: check.path.fit, format: check.format) {
                 metrics.memoryHitAnswered(fromBytes: false)
                 result = hit
+            } else if let hit = pipeline.diskHit(for: check.source, size: check.path.size, fit: check.path.fit, format: check.format) {
+                // A fresh stored thumbnail is a read from the page cache, far shorter than any deadline: answered
+                // before the deadline's two tasks and timer (and the pipeline's coalescers) are set up.
+                result = hit
             } else {
                 result = try await renderWithinDeadline(check)
             }
@@ -120,7 +124,11 @@ public final class ThumbcacheEndpoints: Sendable {
         // too long to read whole (`HeaderList`), which might name it further on.
         guard !isStopping, headers[.connection].map({ HeaderList.containsToken($0, "close") != false }) != true,
               let check = try? checks.check(target: path, accept: headers[.accept]),
+              // A disk hit whose bytes are in the page cache is answered here too: reading them does not block
+              // (`waitingForDisk: false`); one that would wait for the disk goes to the router, off the event loop.
               let result = pipeline.memoryHit(for: check.source, size: check.path.size, fit: check.path.fit, format: check.format)
+                ?? pipeline.diskHit(for: check.source, size: check.path.size, fit: check.path.fit, format: check.format,
+                                    waitingForDisk: false)
         else { return nil }
         metrics.thumbnail(result)
         let answer = responder.answer(for: result, requestHeaders: headers, negotiated: check.negotiated,
@@ -130,14 +138,15 @@ public final class ThumbcacheEndpoints: Sendable {
 
     /// Counts and logs an answer `WireHitHandler` wrote (`started`: when its head was read).
     func answeredFromBytes(_ answer: ServerAnswer, method: HTTPRequest.Method, path: String, started: ContinuousClock.Instant) {
-        metrics.memoryHitAnswered(fromBytes: true)
+        if answer.served == ServedFrom.memory.rawValue { metrics.memoryHitAnswered(fromBytes: true) }
         accessLog.record(method: method.rawValue, path: path, status: answer.status.code, bytes: answer.contentLength,
                          served: answer.served, duration: started.duration(to: .now))
     }
 
-    /// The thumbnail of a checked request that missed the memory cache, within the request deadline. A request
-    /// that times out stops waiting; the work goes on when other requests share it (and fills the cache), else it
-    /// is cancelled (`Coalescer`): the download closes its connection, a render still queued leaves the queue.
+    /// The thumbnail of a checked request that missed the memory cache and was no disk hit, within the request
+    /// deadline. A request that times out stops waiting; the work goes on when other requests share it (and fills
+    /// the cache), else it is cancelled (`Coalescer`): the download closes its connection, a render still queued
+    /// leaves the queue.
     func renderWithinDeadline(_ check: ThumbnailCheck) async throws(ServeError) -> ThumbnailResult {
         let pipeline = self.pipeline
         let timeout = configuration.timeout
@@ -145,7 +154,7 @@ public final class ThumbcacheEndpoints: Sendable {
             return try await withThrowingTaskGroup(of: ThumbnailResult?.self) { group in
                 group.addTask {
                     try await pipeline.thumbnail(for: check.source, size: check.path.size, fit: check.path.fit,
-                                                 format: check.format, lookingInMemory: false)
+                                                 format: check.format, lookingInMemory: false, lookingOnDisk: false)
                 }
                 group.addTask {
                     try await Task.sleep(for: timeout)
