@@ -105,8 +105,8 @@ struct HeaderListTests {
     @Test func aMemoryHitWithAnOverlongConnectionListGoesToTheRouter() async throws {
         try await ServerHarness.withCachedThumbnail { server, path in
             let long = Array(repeating: "x-token", count: 100_000).joined(separator: ", ")
-            #expect(server.endpoints.memoryHitAnswer(method: .get, path: path, headers: [.connection: long]) == nil)
-            #expect(server.endpoints.memoryHitAnswer(method: .get, path: path, headers: [.connection: "keep-alive"]) != nil)
+            #expect(server.endpoints.memoryHitAnswer(method: .get, path: path, headers: [.connection: long], serverName: nil) == nil)
+            #expect(server.endpoints.memoryHitAnswer(method: .get, path: path, headers: [.connection: "keep-alive"], serverName: nil) != nil)
         }
     }
 }

@@ -109,10 +109,10 @@ final class WireHitHandler: ChannelInboundHandler, RemovableChannelHandler {
         guard request.isAnswerable, connection.mayAnswerFromBytes(isWritable: context.channel.isWritable) else { return false }
         let started = ContinuousClock.now
         let method: HTTPRequest.Method = request.isHead ? .head : .get
-        guard let answer = endpoints.memoryHitAnswer(method: method, path: request.path, headers: request.fields) else { return false }
-        var head = context.channel.allocator.buffer(capacity: 512)
-        AnswerHead.write(status: answer.status, fields: answer.headers, serverName: serverName, into: &head)
-        context.write(wrapOutboundOut(head), promise: nil)
+        guard let answer = endpoints.memoryHitAnswer(method: method, path: request.path, headers: request.fields,
+                                                     serverName: serverName, allocator: context.channel.allocator)
+        else { return false }
+        context.write(wrapOutboundOut(answer.head), promise: nil)
         if let body = answer.body { context.write(wrapOutboundOut(body), promise: nil) }
         answered = true
         connection.answeredFromBytes()

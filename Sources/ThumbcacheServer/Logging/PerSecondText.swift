@@ -5,17 +5,20 @@ import ThumbcacheKit
 /// every use: formatting dates was a visible part of a memory hit's cost.
 final class PerSecondText: Sendable {
     private let make: @Sendable (Date) -> String
-    private let current = Locked<(second: time_t, text: String)>((time_t.min, ""))
+    private let latest = Locked<(second: Int, text: String)>((Int.min, ""))
 
     init(_ make: @escaping @Sendable (Date) -> String) {
         self.make = make
     }
 
-    var text: String {
-        let second = time(nil)  // whole seconds from the clock: no conversion from a Double
-        return current.withLock { current in
-            if current.second != second { current = (second, make(Date(timeIntervalSince1970: TimeInterval(second)))) }
-            return current.text
+    var text: String { current.text }
+
+    /// The text of this second, with the second it is of (whole seconds since 1970).
+    var current: (second: Int, text: String) {
+        let second = Int(time(nil))  // whole seconds from the clock: no conversion from a Double
+        return latest.withLock { latest in
+            if latest.second != second { latest = (second, make(Date(timeIntervalSince1970: TimeInterval(second)))) }
+            return latest
         }
     }
 }

@@ -25,7 +25,7 @@ public final class ThumbcacheEndpoints: Sendable {
     public let metrics: ServerMetrics
     let signer: URLSigner
     private let responder: ThumbnailResponder
-    private let stopping = Locked(false)
+    private let stopping = Atomic(false)
     let checks: ThumbnailChecks
     let accessLog: AccessLog
     /// The connections of `thumbcache serve`'s main server, against `--max-connections` (`ThumbcacheService`).
@@ -45,8 +45,8 @@ public final class ThumbcacheEndpoints: Sendable {
     }
 
     /// From now on, health checks and new thumbnail requests get 503 (in-flight ones finish).
-    public func beginStopping() { stopping.withLock { $0 = true } }
-    public var isStopping: Bool { stopping.withLock { $0 } }
+    public func beginStopping() { stopping.store(true, ordering: .releasing) }
+    public var isStopping: Bool { stopping.load(ordering: .acquiring) }
 
     public func register<Context: RequestContext>(on router: Router<Context>, metricsRoute: Bool = true) {
         router.add(middleware: AccessLogMiddleware<Context>(log: accessLog))
@@ -117,8 +117,9 @@ public final class ThumbcacheEndpoints: Sendable {
 
     /// The answer to a request the wire read (`WireHitHandler`) when its thumbnail is in memory and the router
     /// would answer it from there; nil for anything else (a miss, a path that does not check out, stopping,
-    /// `Connection: close`), which then goes to the router.
-    func memoryHitAnswer(method: HTTPRequest.Method, path: String, headers: HTTPFields) -> ServerAnswer? {
+    /// `Connection: close`), which then goes to the router. `serverName`: the connection's `Server` field.
+    func memoryHitAnswer(method: HTTPRequest.Method, path: String, headers: HTTPFields, serverName: String?,
+                         allocator: ByteBufferAllocator = ByteBufferAllocator()) -> WireAnswer? {
         let started = ContinuousClock.now
         // `Connection: close` is the router's to honour (the connection closes after its answer); so is a list
         // too long to read whole (`HeaderList`), which might name it further on.
@@ -131,15 +132,47 @@ public final class ThumbcacheEndpoints: Sendable {
                                     waitingForDisk: false)
         else { return nil }
         metrics.thumbnail(result)
+        let (second, date) = AnswerHead.date.current
+        let body = method == .head ? nil : allocator.buffer(bytes: result.data)
+        if headers[.ifNoneMatch] == nil, headers[.ifModifiedSince] == nil,
+           let facts = PreparedHeads.Facts(result, negotiated: check.negotiated, serverName: serverName),
+           let prepared = check.heads.head(for: facts, second: second, make: {
+               preparedHead(result, facts: facts, second: second, date: date, allocator: allocator)
+           }) {
+            let timing = responder.serverTiming(result, elapsed: started.duration(to: .now))
+            var head = allocator.buffer(capacity: prepared.beforeTiming.readableBytes + prepared.afterTiming.readableBytes
+                                        + timing.utf8.count + 17)
+            head.writeImmutableBuffer(prepared.beforeTiming)
+            AnswerHead.write(HTTPField(name: ThumbnailResponder.serverTimingField, value: timing), into: &head)
+            head.writeImmutableBuffer(prepared.afterTiming)
+            return WireAnswer(head: head, body: body, status: 200, contentLength: prepared.contentLength,
+                              served: result.servedFrom.rawValue)
+        }
         let answer = responder.answer(for: result, requestHeaders: headers, negotiated: check.negotiated,
-                                      elapsed: started.duration(to: .now))
-        return method == .head ? answer.forHEAD() : answer
+                                      elapsed: started.duration(to: .now), second: second)
+        var head = allocator.buffer(capacity: 512)
+        AnswerHead.write(status: answer.status, fields: answer.headers, serverName: serverName, date: date, into: &head)
+        return WireAnswer(head: head, body: answer.body == nil ? nil : body, status: answer.status.code,
+                          contentLength: answer.contentLength, served: result.servedFrom.rawValue)
+    }
+
+    /// The head of the unconditional answer to `result` this second, cut around `Server-Timing`.
+    private func preparedHead(_ result: ThumbnailResult, facts: PreparedHeads.Facts, second: Int, date: String,
+                              allocator: ByteBufferAllocator) -> PreparedHeads.Head? {
+        let answer = responder.answer(for: result, requestHeaders: [:], negotiated: facts.negotiated, elapsed: .zero,
+                                      second: second)
+        var (before, after) = (allocator.buffer(capacity: 384), allocator.buffer(capacity: 128))
+        guard AnswerHead.write(status: answer.status, fields: answer.headers, serverName: facts.serverName, date: date,
+                               splitAt: ThumbnailResponder.serverTimingField, before: &before, after: &after)
+        else { return nil }
+        return PreparedHeads.Head(facts: facts, second: second, beforeTiming: before, afterTiming: after,
+                                  contentLength: answer.contentLength)
     }
 
     /// Counts and logs an answer `WireHitHandler` wrote (`started`: when its head was read).
-    func answeredFromBytes(_ answer: ServerAnswer, method: HTTPRequest.Method, path: String, started: ContinuousClock.Instant) {
+    func answeredFromBytes(_ answer: WireAnswer, method: HTTPRequest.Method, path: String, started: ContinuousClock.Instant) {
         if answer.served == ServedFrom.memory.rawValue { metrics.memoryHitAnswered(fromBytes: true) }
-        accessLog.record(method: method.rawValue, path: path, status: answer.status.code, bytes: answer.contentLength,
+        accessLog.record(method: method.rawValue, path: path, status: answer.status, bytes: answer.contentLength,
                          served: answer.served, duration: started.duration(to: .now))
     }
 

@@ -9,6 +9,8 @@ struct ThumbnailCheck: Sendable {
     let source: ImageSource
     /// The format to render (nil: the source's own, as the pipeline decides).
     let format: ImageFormat?
+    /// The path's memory-hit heads, kept with the path's check.
+    let heads: PreparedHeads
 
     /// The format came from `Accept`, so the answer varies on it.
     var negotiated: Bool { path.format == nil }
@@ -27,6 +29,7 @@ final class ThumbnailChecks: Sendable {
     private struct Checked: Sendable {
         let path: ThumbnailPath
         let source: ImageSource
+        let heads = PreparedHeads()
     }
 
     init(signer: URLSigner, maxSize: Int) {
@@ -45,7 +48,7 @@ final class ThumbnailChecks: Sendable {
             known.set(checked, forKey: path, cost: path.utf8.count * 2)
         }
         return ThumbnailCheck(path: checked.path, source: checked.source,
-                              format: checked.path.format ?? AcceptNegotiation(accept).format)
+                              format: checked.path.format ?? AcceptNegotiation(accept).format, heads: checked.heads)
     }
 
     private func check(_ path: String) throws(ServeError) -> Checked {

@@ -15,12 +15,14 @@ struct ThumbnailResponder: Sendable {
     var maxTTL: Int
 
     /// `negotiated`: the format came from `Accept`, so shared caches must key on it (`Vary: Accept`, on the
-    /// 304 too); a URL with an extension answers the same to every client and sends no `Vary`.
-    func answer(for result: ThumbnailResult, requestHeaders: HTTPFields, negotiated: Bool, elapsed: Duration) -> ServerAnswer {
+    /// 304 too); a URL with an extension answers the same to every client and sends no `Vary`. `second`: now, in
+    /// whole seconds since 1970, the clock of the `Date` field the answer is sent with.
+    func answer(for result: ThumbnailResult, requestHeaders: HTTPFields, negotiated: Bool, elapsed: Duration,
+                second: Int = Int(time(nil))) -> ServerAnswer {
         let etag = "\"" + (result.contentDigest ?? SHA256Digest.hex(bytes: result.data)).prefix(32) + "\""
         var headers: HTTPFields = [
             .eTag: etag,
-            .cacheControl: cacheControl(result),
+            .cacheControl: cacheControl(result, second: second),
             Self.xThumbcache: result.servedFrom.rawValue,
             Self.serverTimingField: serverTiming(result, elapsed: elapsed),
         ]
@@ -34,17 +36,20 @@ struct ThumbnailResponder: Sendable {
         return ServerAnswer(status: .ok, headers: headers, body: ByteBuffer(bytes: result.data), served: result.servedFrom.rawValue)
     }
 
-    func cacheControl(_ result: ThumbnailResult) -> String {
+    func cacheControl(_ result: ThumbnailResult, second: Int) -> String {
         switch result.uncacheable {
         case nil where result.revalidatesEveryUse: "public, no-cache"
-        case nil: "public, max-age=\(maxAge(result))"
+        case nil: "public, max-age=\(maxAge(result, second: second))"
         case .noStore, .varyAny: "no-store"
-        case .privateResponse, .setsCookie: "private, max-age=\(maxAge(result))"
+        case .privateResponse, .setsCookie: "private, max-age=\(maxAge(result, second: second))"
         }
     }
 
-    func maxAge(_ result: ThumbnailResult) -> Int {
-        let remaining = result.freshUntil.map { $0.timeIntervalSinceNow } ?? 0
+    /// Whole seconds from the `Date` the answer is sent with to the source's last fresh second: a cache that
+    /// counts from `Date` stops at `freshUntil` or before, and the value is the same all through one second,
+    /// so a head made for this second holds for all of it (`PreparedHeads`).
+    func maxAge(_ result: ThumbnailResult, second: Int) -> Int {
+        let remaining = result.freshUntil.map { $0.timeIntervalSince1970.rounded(.down) - Double(second) } ?? 0
         guard remaining.isFinite else { return maxTTL }
         return min(maxTTL, max(minTTL, Int(remaining.rounded(.down).clamped(to: -1e12...1e12))))
     }

@@ -1,0 +1,63 @@
+import Foundation
+import HTTPTypes
+import ImageDecode
+import NIOCore
+import Synchronization
+import ThumbcacheKit
+
+/// The heads of one checked path's memory-hit answers, serialised once a second instead of on every hit: the
+/// fields of such an answer change only with the second (`Date`, `max-age`) but for `Server-Timing`, so the head
+/// is kept as the bytes before and after that field, made by `AnswerHead` from the responder's answer (the
+/// router's answer to the same request is the same bytes but for the per-answer values). Building the fields and
+/// writing them was a fifth of a memory hit's own work (docs/benchmarks.md, `thumbcache serve`).
+/// Only unconditional requests use it; a 304 is made afresh. Held by the path's entry in `ThumbnailChecks`,
+/// so it goes when that does.
+final class PreparedHeads: Sendable {
+    /// What a head depends on besides the second: the thumbnail's answer-making facts and the negotiation.
+    struct Facts: Equatable, Sendable {
+        let digest: String
+        let format: ImageFormat
+        let byteCount: Int
+        let freshUntil: Date?
+        let lastModified: Date?
+        let uncacheable: Uncacheable?
+        let revalidatesEveryUse: Bool
+        let servedFrom: ServedFrom
+        let negotiated: Bool
+        let serverName: String?
+
+        /// Nil for a thumbnail without its digest (the responder hashes those per answer).
+        init?(_ result: ThumbnailResult, negotiated: Bool, serverName: String?) {
+            guard let digest = result.contentDigest else { return nil }
+            (self.digest, format, byteCount, freshUntil) = (digest, result.format, result.data.count, result.freshUntil)
+            (lastModified, uncacheable, revalidatesEveryUse) = (result.lastModified, result.uncacheable, result.revalidatesEveryUse)
+            (servedFrom, self.negotiated, self.serverName) = (result.servedFrom, negotiated, serverName)
+        }
+    }
+
+    /// A head cut around its `Server-Timing` field.
+    struct Head: Sendable {
+        let facts: Facts
+        let second: Int
+        let beforeTiming: ByteBuffer
+        let afterTiming: ByteBuffer
+        /// Its `Content-Length`, for the access log.
+        let contentLength: String
+    }
+
+    /// Heads of the formats this path was last answered in (negotiation can give one path several).
+    private let heads = Mutex<[Head]>([])
+    private static let formatsKept = 2
+
+    /// This second's head for `facts`, made with `make` when there is none yet.
+    func head(for facts: Facts, second: Int, make: () -> Head?) -> Head? {
+        if let head = heads.withLock({ heads in heads.first { $0.second == second && $0.facts == facts } }) { return head }
+        guard let head = make() else { return nil }
+        heads.withLock { heads in
+            heads.removeAll { $0.facts.format == facts.format && $0.facts.negotiated == facts.negotiated }
+            if heads.count >= Self.formatsKept { heads.removeFirst() }
+            heads.append(head)
+        }
+        return head
+    }
+}
