@@ -10,4 +10,6 @@ struct WireAnswer {
     var contentLength: String
     /// How the thumbnail was served (`X-Thumbcache`).
     var served: String
+    /// The request's path as the access log writes it.
+    var loggedPath: AccessLog.LoggedPath
 }

@@ -116,7 +116,7 @@ final class WireHitHandler: ChannelInboundHandler, RemovableChannelHandler {
         if let body = answer.body { context.write(wrapOutboundOut(body), promise: nil) }
         answered = true
         connection.answeredFromBytes()
-        endpoints.answeredFromBytes(answer, method: method, path: request.path, started: started)
+        endpoints.answeredFromBytes(answer, method: method, started: started)
         return true
     }
 }

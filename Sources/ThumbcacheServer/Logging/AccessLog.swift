@@ -11,7 +11,11 @@ struct AccessLog: Sendable {
     let logger = Logger(label: "thumbcache.access")
 
     func record(method: String, path rawPath: String, status: Int, bytes: String, served: String?, duration: Duration) {
-        let path = Self.loggedPath(rawPath)
+        record(method: method, loggedPath: Self.loggedPath(rawPath), status: status, bytes: bytes, served: served, duration: duration)
+    }
+
+    /// `record` of a path whose logged form is known (`loggedPath`, remembered with a thumbnail's check).
+    func record(method: String, loggedPath path: LoggedPath, status: Int, bytes: String, served: String?, duration: Duration) {
         metrics.request(status: status, served: served, duration: duration, isThumbnail: path.isThumbnail)
         let milliseconds = duration.millisecondsText
         switch format {
@@ -23,7 +27,9 @@ struct AccessLog: Sendable {
     }
 
     /// A thumbnail path with its signature replaced by `-` (a signature in a log is a URL anyone can replay).
-    static func loggedPath(_ path: String) -> (text: String, isThumbnail: Bool) {
+    typealias LoggedPath = (text: String, isThumbnail: Bool)
+
+    static func loggedPath(_ path: String) -> LoggedPath {
         let bytes = path.utf8
         guard bytes.first == UInt8(ascii: "/"), bytes.lazy.filter({ $0 == UInt8(ascii: "/") }).count == 4,
               let second = bytes.dropFirst().firstIndex(of: UInt8(ascii: "/")) else { return (path, false) }

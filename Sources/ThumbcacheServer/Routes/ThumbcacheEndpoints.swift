@@ -146,14 +146,14 @@ public final class ThumbcacheEndpoints: Sendable {
             AnswerHead.write(HTTPField(name: ThumbnailResponder.serverTimingField, value: timing), into: &head)
             head.writeImmutableBuffer(prepared.afterTiming)
             return WireAnswer(head: head, body: body, status: 200, contentLength: prepared.contentLength,
-                              served: result.servedFrom.rawValue)
+                              served: result.servedFrom.rawValue, loggedPath: check.loggedPath)
         }
         let answer = responder.answer(for: result, requestHeaders: headers, negotiated: check.negotiated,
                                       elapsed: started.duration(to: .now), second: second)
         var head = allocator.buffer(capacity: 512)
         AnswerHead.write(status: answer.status, fields: answer.headers, serverName: serverName, date: date, into: &head)
         return WireAnswer(head: head, body: answer.body == nil ? nil : body, status: answer.status.code,
-                          contentLength: answer.contentLength, served: result.servedFrom.rawValue)
+                          contentLength: answer.contentLength, served: result.servedFrom.rawValue, loggedPath: check.loggedPath)
     }
 
     /// The head of the unconditional answer to `result` this second, cut around `Server-Timing`.
@@ -170,9 +170,9 @@ public final class ThumbcacheEndpoints: Sendable {
     }
 
     /// Counts and logs an answer `WireHitHandler` wrote (`started`: when its head was read).
-    func answeredFromBytes(_ answer: WireAnswer, method: HTTPRequest.Method, path: String, started: ContinuousClock.Instant) {
+    func answeredFromBytes(_ answer: WireAnswer, method: HTTPRequest.Method, started: ContinuousClock.Instant) {
         if answer.served == ServedFrom.memory.rawValue { metrics.memoryHitAnswered(fromBytes: true) }
-        accessLog.record(method: method.rawValue, path: path, status: answer.status, bytes: answer.contentLength,
+        accessLog.record(method: method.rawValue, loggedPath: answer.loggedPath, status: answer.status, bytes: answer.contentLength,
                          served: answer.served, duration: started.duration(to: .now))
     }
 

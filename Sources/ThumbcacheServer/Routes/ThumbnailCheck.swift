@@ -11,6 +11,8 @@ struct ThumbnailCheck: Sendable {
     let format: ImageFormat?
     /// The path's memory-hit heads, kept with the path's check.
     let heads: PreparedHeads
+    /// The path as the access log writes it (`AccessLog.loggedPath`).
+    let loggedPath: AccessLog.LoggedPath
 
     /// The format came from `Accept`, so the answer varies on it.
     var negotiated: Bool { path.format == nil }
@@ -30,6 +32,7 @@ final class ThumbnailChecks: Sendable {
         let path: ThumbnailPath
         let source: ImageSource
         let heads = PreparedHeads()
+        let loggedPath: AccessLog.LoggedPath
     }
 
     init(signer: URLSigner, maxSize: Int) {
@@ -48,7 +51,8 @@ final class ThumbnailChecks: Sendable {
             known.set(checked, forKey: path, cost: path.utf8.count * 2)
         }
         return ThumbnailCheck(path: checked.path, source: checked.source,
-                              format: checked.path.format ?? AcceptNegotiation(accept).format, heads: checked.heads)
+                              format: checked.path.format ?? AcceptNegotiation(accept).format, heads: checked.heads,
+                              loggedPath: checked.loggedPath)
     }
 
     private func check(_ path: String) throws(ServeError) -> Checked {
@@ -61,7 +65,7 @@ final class ThumbnailChecks: Sendable {
                 ? "the signature does not match this path and the server's key"
                 : "signing is off: the signature segment must be \(URLSigner.unsigned)")
         }
-        return Checked(path: parsed, source: try ThumbcacheEndpoints.source(parsed.source))
+        return Checked(path: parsed, source: try ThumbcacheEndpoints.source(parsed.source), loggedPath: AccessLog.loggedPath(path))
     }
 
     /// The target's path: everything before a query or a fragment, by bytes (searching Characters was a measurable
