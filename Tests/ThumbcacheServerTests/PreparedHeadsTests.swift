@@ -54,19 +54,24 @@ import Testing
         #expect(maker.made == 1)
     }
 
-    /// Negotiation gives one path several formats: the last two kept, each replaced by its own newer head.
-    @Test func twoFormatsAreKept() throws {
+    /// Negotiation gives one path several formats, and memory and disk hits alternate for a thumbnail that does not
+    /// stay in memory: the last four ways kept, each replaced by its own newer head.
+    @Test func fourWaysOfAnsweringAreKept() throws {
         let heads = PreparedHeads(), maker = Maker()
-        let jpeg = try Self.facts(Self.result(), negotiated: true)
-        let webp = try Self.facts(Self.result(digest: "we", format: .webp), negotiated: true)
-        let avif = try Self.facts(Self.result(digest: "av", format: .avif), negotiated: true)
-        for facts in [jpeg, webp, jpeg, webp] { _ = heads.head(for: facts, second: 7) { maker.make(facts, second: 7) } }
-        #expect(maker.made == 2)
+        func facts(_ format: ImageFormat, _ served: ServedFrom) throws -> PreparedHeads.Facts {
+            var result = Self.result(digest: format.rawValue, format: format)
+            result.servedFrom = served
+            return try Self.facts(result, negotiated: true)
+        }
+        let ways = try [facts(.jpeg, .memory), facts(.jpeg, .disk), facts(.webp, .memory), facts(.webp, .disk)]
+        for facts in ways + ways { _ = heads.head(for: facts, second: 7) { maker.make(facts, second: 7) } }
+        #expect(maker.made == 4)
+        let avif = try facts(.avif, .memory)
         _ = heads.head(for: avif, second: 7) { maker.make(avif, second: 7) }
-        _ = heads.head(for: webp, second: 7) { maker.make(webp, second: 7) }
-        #expect(maker.made == 3, "webp was kept")
-        _ = heads.head(for: jpeg, second: 7) { maker.make(jpeg, second: 7) }
-        #expect(maker.made == 4, "jpeg, the oldest, made way for avif")
+        for facts in ways.dropFirst() { _ = heads.head(for: facts, second: 7) { maker.make(facts, second: 7) } }
+        #expect(maker.made == 5, "the three newer ways were kept")
+        _ = heads.head(for: ways[0], second: 7) { maker.make(ways[0], second: 7) }
+        #expect(maker.made == 6, "the oldest made way for avif")
     }
 
     @Test func aThumbnailWithoutItsDigestIsNotPrepared() {

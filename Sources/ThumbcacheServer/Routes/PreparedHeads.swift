@@ -45,17 +45,19 @@ final class PreparedHeads: Sendable {
         let contentLength: String
     }
 
-    /// Heads of the formats this path was last answered in (negotiation can give one path several).
+    /// Heads of the ways this path was last answered: negotiation can give one path several formats, and a
+    /// thumbnail that goes in and out of the memory cache is answered from memory and from disk in turn.
     private let heads = Mutex<[Head]>([])
-    private static let formatsKept = 2
+    private static let kept = 4
 
     /// This second's head for `facts`, made with `make` when there is none yet.
     func head(for facts: Facts, second: Int, make: () -> Head?) -> Head? {
         if let head = heads.withLock({ heads in heads.first { $0.second == second && $0.facts == facts } }) { return head }
         guard let head = make() else { return nil }
         heads.withLock { heads in
-            heads.removeAll { $0.facts.format == facts.format && $0.facts.negotiated == facts.negotiated }
-            if heads.count >= Self.formatsKept { heads.removeFirst() }
+            heads.removeAll { $0.facts.format == facts.format && $0.facts.negotiated == facts.negotiated
+                && $0.facts.servedFrom == facts.servedFrom }
+            if heads.count >= Self.kept { heads.removeFirst() }
             heads.append(head)
         }
         return head

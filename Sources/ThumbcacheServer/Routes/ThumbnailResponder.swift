@@ -56,13 +56,15 @@ struct ThumbnailResponder: Sendable {
 
     /// `fetch;dur=…, render;dur=…, total;dur=…` in milliseconds (the demo page reads `total`).
     func serverTiming(_ result: ThumbnailResult, elapsed: Duration) -> String {
-        var parts: [String] = []
+        // Appended into one string: a hit writes only `total`, on every answer.
+        var text = ""
         if let fetch = result.fetchDuration, result.servedFrom != .memory, result.servedFrom != .disk {
-            parts.append("fetch;dur=\(Self.format(fetch))")
+            text += "fetch;dur=\(Self.format(fetch)), "
         }
-        if let render = result.renderDuration, result.servedFrom != .memory { parts.append("render;dur=\(Self.format(render))") }
-        parts.append("total;dur=\(Self.format(elapsed))")
-        return parts.joined(separator: ", ")
+        if let render = result.renderDuration, result.servedFrom != .memory { text += "render;dur=\(Self.format(render)), " }
+        text += "total;dur="
+        text += Self.format(elapsed)
+        return text
     }
 
     private static func format(_ duration: Duration) -> String { duration.millisecondsText }
