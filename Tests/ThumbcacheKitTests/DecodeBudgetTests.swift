@@ -8,9 +8,14 @@ import Testing
 /// Issue 14, B5: the process-wide bound on decode memory. Reservations that do not fit wait, in order, and
 /// the bytes reserved at once never exceed the capacity.
 @Suite struct DecodeBudgetTests {
-    /// Yields until `condition` holds (another task reaching a state), a bounded number of times.
+    /// Waits until `condition` holds (another task reaching a state). Bounded by 60 s of the clock, which only a
+    /// failing run reaches: a count of yields could run out on a busy machine before the other task ran.
     static func eventually(_ condition: () -> Bool) async -> Bool {
-        for _ in 0..<100_000 where !condition() { await Task.yield() }
+        let deadline = ContinuousClock.now + .seconds(60)
+        while !condition(), ContinuousClock.now < deadline {
+            await Task.yield()
+            try? await Task.sleep(for: .milliseconds(1))
+        }
         return condition()
     }
 
