@@ -49,6 +49,9 @@ final class PreparedHeads: Sendable {
     /// thumbnail that goes in and out of the memory cache is answered from memory and from disk in turn.
     private let heads = Mutex<[Head]>([])
     private static let kept = 4
+    /// Roughly what the kept heads hold at most: a head's halves are allocated at 384 and 128 bytes, and a
+    /// thumbnail answer's fields (about 300 bytes, all of bounded length) grow the second to 256 at most.
+    static let maximumBytes = kept * 640
 
     /// This second's head for `facts`, made with `make` when there is none yet.
     func head(for facts: Facts, second: Int, make: () -> Head?) -> Head? {

@@ -26,7 +26,8 @@ struct ThumbnailCheck: Sendable {
 final class ThumbnailChecks: Sendable {
     private let signer: URLSigner
     private let maxSize: Int
-    private let known = MemoryCache<String, Checked>(limits: .init(totalCost: 8 << 20, count: 10_000))
+    /// Each remembered path is counted with the most its prepared heads can hold: at most about 40 MiB in all.
+    private let known = MemoryCache<String, Checked>(limits: .init(totalCost: 40 << 20, count: 10_000))
 
     private struct Checked: Sendable {
         let path: ThumbnailPath
@@ -48,7 +49,7 @@ final class ThumbnailChecks: Sendable {
             checked = remembered
         } else {
             checked = try check(path)
-            known.set(checked, forKey: path, cost: path.utf8.count * 2)
+            known.set(checked, forKey: path, cost: path.utf8.count * 2 + PreparedHeads.maximumBytes)
         }
         return ThumbnailCheck(path: checked.path, source: checked.source,
                               format: checked.path.format ?? AcceptNegotiation(accept).format, heads: checked.heads,
