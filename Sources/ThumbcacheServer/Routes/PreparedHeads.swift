@@ -2,7 +2,6 @@ import Foundation
 import HTTPTypes
 import ImageDecode
 import NIOCore
-import Synchronization
 import ThumbcacheKit
 
 /// The heads of one checked path's memory-hit answers, serialised once a second instead of on every hit: the
@@ -47,7 +46,7 @@ final class PreparedHeads: Sendable {
 
     /// Heads of the ways this path was last answered: negotiation can give one path several formats, and a
     /// thumbnail that goes in and out of the memory cache is answered from memory and from disk in turn.
-    private let heads = Mutex<[Head]>([])
+    private let heads = Locked<[Head]>([])  // not `Mutex`: ThreadSanitizer cannot see it on Linux (`Locked`)
     private static let kept = 4
     /// Roughly what the kept heads hold at most: a head's halves are allocated at 384 and 128 bytes, and a
     /// thumbnail answer's fields (about 300 bytes, all of bounded length) grow the second to 256 at most.
