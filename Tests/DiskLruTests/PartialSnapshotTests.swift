@@ -78,10 +78,13 @@ import Glibc
         #expect(mincore(mapped, value.count, &pages) == 0)
         let resident = pages.allSatisfy { $0 & 1 == 1 }
         let read = try snapshot.dataIfResident(at: 1, offset: 0, count: value.count)
-        if pages.allSatisfy({ $0 & 1 == 0 }) {
-            #expect(read == nil, "nothing resident: nil, not a wait")
-        } else if resident {
+        if resident {
             #expect(read == value)
+        } else {
+            // Not resident: nil, or every byte right. `RWF_NOWAIT` does not wait for the disk, but it starts the
+            // readahead, and a fast device can finish it before the kernel looks again (a busy run of the test
+            // command saw that): the call promises not to block, not to fail.
+            #expect(read == nil || read == value, "nothing resident: nil or the value, never other bytes")
         }
         #expect(try snapshot.data(at: 1) == value, "a plain read waits for the disk and gets every byte")
         #expect(try snapshot.dataIfResident(at: 1, offset: 0, count: value.count) == value, "now read in")
