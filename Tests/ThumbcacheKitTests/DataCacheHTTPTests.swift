@@ -129,6 +129,39 @@ extension DataCacheTests {
         server.shutdown()
     }
 
+    @Test func aResponseStatingNoFreshnessIsAskedForAgainUnlessGivenALifetime() async throws {
+        let body = Fixture.body()
+        server.route("/plain.json") { _ in Fixture.json(body, []) }
+        let owner = Fixture.owner("user-plain", server, "/plain.json")
+        let http = DataCache<ProfileOwner>(maxCount: 20, configuration: Fixture.loopback)
+        for _ in 0..<2 { #expect(await http.fetchData(for: owner).1.description == "FETCHED") }
+        #expect(server.requestCount("/plain.json") == 2, "HTTP's rule: no lifetime, no reuse")
+        var configuration = Fixture.loopback
+        configuration.lifetimeWhenUnstated = .seconds(Int.max)
+        let seedLike = DataCache<ProfileOwner>(maxCount: 20, configuration: configuration)
+        #expect(await seedLike.fetchData(for: owner).1.description == "FETCHED")
+        #expect(await seedLike.fetchData(for: owner).1.description == "CACHED")
+        #expect(server.requestCount("/plain.json") == 3)
+        for cache in [http, seedLike] { await cache.close() }
+        server.shutdown()
+    }
+
+    @Test func aBodyOverTheDownloadLimitFails() async throws {
+        server.route("/large.json") { _ in Fixture.json(Fixture.body()) }
+        var configuration = Fixture.loopback
+        configuration.maxDownloadBytes = 10
+        let cache = DataCache<ProfileOwner>(maxCount: 20, configuration: configuration)
+        let (value, outcome) = await cache.fetchData(for: Fixture.owner("user-large", server, "/large.json"))
+        #expect(value == nil)
+        guard case .tooLarge(_, _, 10) = outcome.error as? DataCacheError else {
+            Issue.record("got \(outcome): \(String(describing: outcome.error))")
+            return
+        }
+        #expect((outcome.error as? DataCacheError)?.description.contains("maxDownloadBytes") == true)
+        await cache.close()
+        server.shutdown()
+    }
+
     @Test func noStoreIsNeitherInMemoryNorOnDisk() async throws {
         server.route("/secret.json") { _ in Fixture.json(Fixture.body(), [("Cache-Control", "no-store")]) }
         let directory = Fixture.temporaryDirectory()
