@@ -105,7 +105,8 @@ public final class DataCache<Owner: CachedDataOwner>: Sendable {
         memory.value(forKey: owner.cacheKey)?.value
     }
 
-    /// Forgets `owner`'s value, in memory and on disk.
+    /// Forgets `owner`'s value, in memory and on disk. A fetch of it already under way still keeps its answer
+    /// when it ends (as a URLCache store racing a removal would).
     public func remove(for owner: Owner) {
         forget(owner.cacheKey)
     }
