@@ -119,6 +119,8 @@ let package = Package(
             "thumbcache", "ThumbcacheKit", "ImageDecode", "DiskLru", "BombTestSupport", "OriginTestSupport",
             .product(name: "NIOCore", package: "swift-nio"),
         ]),
+        // The seed's DataCache example against a local origin: prints `true FETCHED`, then `true CACHED`.
+        .executableTarget(name: "ProfileCache", dependencies: ["ThumbcacheKit", "OriginTestSupport"], path: "Examples/ProfileCache"),
         // Encoder size/time benchmark for WebP and AVIF against JPEG (scripts/bench-formats.sh).
         .executableTarget(name: "format-bench", dependencies: ["ImageDecode"]),
         // Memory-hit latency benchmark (scripts/bench-get.sh).

@@ -41,6 +41,11 @@ public final class DiskLruEditor: @unchecked Sendable {
         }
     }
 
+    /// Writes value `index` as the UTF-8 bytes of `string` (the references' `set(index, String)`).
+    public func set(string: String, at index: Int) throws(DiskLruError) {
+        try set(Data(string.utf8), at: index)
+    }
+
     /// Opens value `index` for streaming writes (truncating it). Close the writer, or let commit close it.
     public func writer(at index: Int) throws(DiskLruError) -> DiskLruValueWriter {
         guard let dirtyPath = try cache.dirtyPathForWriting(self, index: index) else {
@@ -60,6 +65,11 @@ public final class DiskLruEditor: @unchecked Sendable {
         guard let cleanPath = try cache.publishedPath(self, index: index) else { return nil }
         guard let bytes = try FileIO.readFile(cleanPath) else { return nil }
         return Data(bytes)
+    }
+
+    /// `publishedData(at:)` as UTF-8 text (the references' `Editor.getString`), or nil if never published.
+    public func publishedString(at index: Int) throws(DiskLruError) -> String? {
+        try publishedData(at: index).map { String(decoding: $0, as: UTF8.self) }
     }
 
     /// Publishes the written values. For a first creation every value must have been written; otherwise the

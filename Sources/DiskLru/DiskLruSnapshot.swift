@@ -41,6 +41,12 @@ public final class DiskLruSnapshot: @unchecked Sendable {
         }
     }
 
+    /// Reads the whole value `index` as UTF-8 text (the references' `getString`); bytes that are not UTF-8 read
+    /// as U+FFFD, as Java's decoder reads them.
+    public func string(at index: Int) throws(DiskLruError) -> String {
+        String(decoding: try data(at: index), as: UTF8.self)
+    }
+
     /// Reads `count` bytes of value `index` from `offset` (one pread), or fewer where the value ends first.
     public func data(at index: Int, offset: Int64, count: Int) throws(DiskLruError) -> Data {
         guard offset >= 0, count >= 0 else { throw .invalidArgument("a range from \(offset) of \(count) bytes") }

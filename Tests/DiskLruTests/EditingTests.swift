@@ -24,6 +24,28 @@ import Testing
         try cache.close()
     }
 
+    @Test func valuesAreWrittenAndReadAsStrings() throws {
+        let dir = TempDirectory()
+        let cache = try dir.open()
+        let editor = try #require(try cache.edit("k"))
+        #expect(try editor.publishedString(at: 0) == nil, "never published")
+        try editor.set(string: "☃ café", at: 0)
+        try editor.set(string: "", at: 1)
+        try editor.commit()
+        let snapshot = try #require(try cache.snapshot(forKey: "k"))
+        #expect(try snapshot.string(at: 0) == "☃ café" && snapshot.length(at: 0) == Int64("☃ café".utf8.count))
+        #expect(try snapshot.string(at: 1) == "")
+        snapshot.close()
+        let update = try #require(try cache.edit("k"))
+        try update.set(Data([0x61, 0xFF, 0x62]), at: 1)
+        #expect(try update.publishedString(at: 0) == "☃ café")
+        try update.commit()
+        let updated = try #require(try cache.snapshot(forKey: "k"))
+        #expect(try updated.string(at: 1) == "a\u{FFFD}b", "bytes that are not UTF-8 read as U+FFFD")
+        updated.close()
+        try cache.close()
+    }
+
     @Test func parametersAreValidated() throws {
         let dir = TempDirectory()
         #expect(throws: DiskLruError.invalidArgument("maxSize <= 0")) {

@@ -26,6 +26,12 @@ final class FetchedOriginal: Sendable {
         if let temporaryPath { unlink(temporaryPath) }
     }
 
+    /// The bytes when they are held in memory (a local file's, a `DataCache` fetch's); nil for a download file.
+    var inMemoryData: Data? {
+        guard case .data(let data) = image else { return nil }
+        return data
+    }
+
     /// Hands the bytes to `consume` in order, a chunk at a time, so storing or comparing a large original
     /// never needs it in memory whole. `consume` returns false to stop early.
     func forEachChunk(_ consume: (UnsafeRawBufferPointer) throws(PipelineError) -> Bool) throws(PipelineError) {

@@ -10,8 +10,18 @@ import NIOSSL
 /// fetch (every hop and the body), at most `maxRedirects` redirects followed here, hop by hop, so each target
 /// is checked against the `SourcePolicy` before any connection to it, the size limit enforced while streaming,
 /// the body sniffed from its first bytes and written to a file in `downloads` as it arrives (memory stays flat
-/// however large the original). A body abandoned for any reason closes its connection: nothing is read to the end.
+/// however large the original), or, for a `DataCache`, any body kept in memory (`Payload`). A body abandoned for
+/// any reason closes its connection: nothing is read to the end.
 final class HTTPFetcher: Sendable {
+    /// What the fetched bodies are for, which decides the `Accept` header, the body check and where bytes go.
+    enum Payload: Sendable {
+        /// A thumbnail's original: refused unless its first bytes are an image, written to a file in `downloads`.
+        case image(downloads: URL)
+        /// A `DataCache`'s bytes, whatever they are (its `processData` judges them), kept in memory: they are
+        /// handed to `processData` whole anyway, and the size limit bounds them. `accept` is sent as `Accept`.
+        case data(accept: String)
+    }
+
     struct Limits: Sendable {
         var maxBytes: Int
         var connectTimeout: TimeAmount
@@ -23,17 +33,17 @@ final class HTTPFetcher: Sendable {
 
     private let clients: HTTPClientPool
     private let limits: Limits
-    private let downloads: URL
+    private let payload: Payload
     private let policy: SourcePolicy
     /// nil: no address check, the HTTP client resolves names itself (Happy Eyeballs over every address).
     private let resolver: (any HostResolver)?
 
     /// `trustRoots` are trusted beside the system's certificate authorities. `resolver` replaces the system's
     /// (tests); given one, or with a policy that checks addresses, every connection is pinned to a checked address.
-    init(limits: Limits, downloads: URL, trustRoots: [NIOSSLCertificate] = [], policy: SourcePolicy = .unrestricted,
+    init(limits: Limits, payload: Payload, trustRoots: [NIOSSLCertificate] = [], policy: SourcePolicy = .unrestricted,
          resolver: (any HostResolver)? = nil) {
         self.limits = limits
-        self.downloads = downloads
+        self.payload = payload
         self.policy = policy
         self.resolver = resolver ?? (policy.checksAddresses ? SystemResolver() : nil)
         var configuration = HTTPClient.Configuration(
@@ -198,9 +208,15 @@ final class HTTPFetcher: Sendable {
         let url = source.url
         var request = HTTPClientRequest(url: location.url)
         request.headers.add(name: "User-Agent", value: "thumbcache/\(ThumbnailPipeline.version)")
-        // Every format the decoders read, so an origin that negotiates may send the smaller AVIF or WebP.
-        request.headers.add(name: "Accept", value: "image/avif,image/webp,image/png,image/jpeg,image/gif;q=0.8,*/*;q=0.5")
-        // Images are compressed already; a content-coded body would only be one more thing to undo.
+        switch payload {
+        case .image:
+            // Every format the decoders read, so an origin that negotiates may send the smaller AVIF or WebP.
+            request.headers.add(name: "Accept", value: "image/avif,image/webp,image/png,image/jpeg,image/gif;q=0.8,*/*;q=0.5")
+        case .data(let accept):
+            request.headers.add(name: "Accept", value: accept)
+        }
+        // Images are compressed already; a content-coded body would only be one more thing to undo (and a
+        // `DataCache` hands `processData` the bytes as the resource is, not as they were sent).
         request.headers.add(name: "Accept-Encoding", value: "identity")
         for (name, value) in conditional { request.headers.add(name: name, value: value) }
         // As curl does: the URL's credentials go to its own origin only, never to where it redirects.
@@ -229,11 +245,25 @@ final class HTTPFetcher: Sendable {
         }
         let contentType = response.headers.first(name: "content-type")
         let encoding = response.headers.first(name: "content-encoding").flatMap { $0.lowercased() == "identity" ? nil : $0 }
-        let notAnImage = encoding.map { PipelineError.encodedBody(url: url, encoding: $0) }
-            ?? PipelineError.notAnImage(url: url, contentType: contentType)
+        let fetched: FetchedOriginal
+        switch payload {
+        case .image(let downloads):
+            let notAnImage = encoding.map { PipelineError.encodedBody(url: url, encoding: $0) }
+                ?? PipelineError.notAnImage(url: url, contentType: contentType)
+            fetched = try await receiveImage(response.body, url: url, into: downloads, notAnImage: notAnImage)
+        case .data:
+            if let encoding { throw PipelineError.encodedBody(url: url, encoding: encoding) }
+            fetched = try await receiveData(response.body, url: url)
+        }
+        return .done(.body(fetched, headers: headers, requestTime: requestTime, responseTime: responseTime, setsCookie: setsCookie))
+    }
+
+    /// The body into a download file, refused as soon as its first bytes are not an image.
+    private func receiveImage(_ body: HTTPClientResponse.Body, url: String, into downloads: URL,
+                              notAnImage: PipelineError) async throws -> FetchedOriginal {
         let download = try DownloadFile(in: downloads)
         var sniffed = false
-        for try await chunk in response.body {
+        for try await chunk in body {
             guard download.byteCount + chunk.readableBytes <= limits.maxBytes else {
                 throw PipelineError.downloadTooLarge(url: url, limit: limits.maxBytes)
             }
@@ -245,8 +275,19 @@ final class HTTPFetcher: Sendable {
             }
         }
         guard ImageFormat.sniff(download.head) != nil else { throw notAnImage }
-        return .done(.body(try download.finish(), headers: headers, requestTime: requestTime, responseTime: responseTime,
-                           setsCookie: setsCookie))
+        return try download.finish()
+    }
+
+    /// The body in memory, whatever it is, up to the size limit.
+    private func receiveData(_ body: HTTPClientResponse.Body, url: String) async throws -> FetchedOriginal {
+        var data = Data()
+        for try await chunk in body {
+            guard data.count + chunk.readableBytes <= limits.maxBytes else {
+                throw PipelineError.downloadTooLarge(url: url, limit: limits.maxBytes)
+            }
+            data.append(contentsOf: chunk.readableBytesView)
+        }
+        return FetchedOriginal(data: data)
     }
 
     /// Reads a body nobody needs (a redirect's), so its connection can serve the next request; a longer one is

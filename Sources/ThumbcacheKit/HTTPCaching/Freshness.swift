@@ -11,11 +11,19 @@ public struct Freshness: Sendable, Equatable {
     public let source: String
 
     public init(metadata: CacheMetadata, now: Date, shared: Bool = false) {
-        let headers = metadata.headers
+        self.init(headers: metadata.headers, requestTime: metadata.requestTime, responseTime: metadata.responseTime,
+                  url: metadata.url, now: now, shared: shared)
+    }
+
+    /// Any stored response (a thumbnail entry's metadata, a `DataCache` record): its kept caching headers (names
+    /// lower-cased), when it was requested and received (seconds since 1970), and its URL (a query rules out the
+    /// heuristic lifetime).
+    public init(headers: [String: String], requestTime: Double, responseTime: Double, url: String, now: Date,
+                shared: Bool = false) {
         cacheControl = CacheControl(parsing: headers["cache-control"].map { [$0] } ?? [])
         // Stored times are input too (a damaged or old metadata file): clamped, they keep every result finite.
-        let requestTime = HTTPDate.clamped(metadata.requestTime)
-        let responseTime = HTTPDate.clamped(metadata.responseTime)
+        let requestTime = HTTPDate.clamped(requestTime)
+        let responseTime = HTTPDate.clamped(responseTime)
         let now = HTTPDate.clamped(now.timeIntervalSince1970)
         let served = headers["date"].flatMap(HTTPDate.parse)?.timeIntervalSince1970
 
@@ -39,7 +47,7 @@ public struct Freshness: Sendable, Equatable {
             lifetime = max(0, expires - (served ?? responseTime))
             source = "expires"
         } else if let lastModified = headers["last-modified"].flatMap(HTTPDate.parse)?.timeIntervalSince1970,
-                  !metadata.url.contains("?") {
+                  !url.contains("?") {
             // Heuristic (§4.2.2): 10% of the time since last modification, as OkHttp and browsers do.
             lifetime = max(0, ((served ?? responseTime) - lastModified) / 10)
             source = "heuristic"
@@ -71,9 +79,14 @@ public struct Freshness: Sendable, Equatable {
 /// The conditional request headers for revalidating a stored response (RFC 9110 §13.1).
 enum Validators {
     static func conditionalHeaders(for metadata: CacheMetadata) -> [(String, String)] {
+        conditionalHeaders(for: metadata.headers)
+    }
+
+    /// From the kept caching headers of any stored response (names lower-cased).
+    static func conditionalHeaders(for stored: [String: String]) -> [(String, String)] {
         var headers: [(String, String)] = []
-        if let etag = metadata.headers["etag"] { headers.append(("If-None-Match", etag)) }
-        if let lastModified = metadata.headers["last-modified"] { headers.append(("If-Modified-Since", lastModified)) }
+        if let etag = stored["etag"] { headers.append(("If-None-Match", etag)) }
+        if let lastModified = stored["last-modified"] { headers.append(("If-Modified-Since", lastModified)) }
         return headers
     }
 

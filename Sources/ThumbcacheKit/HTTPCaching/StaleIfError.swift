@@ -13,8 +13,12 @@ struct StaleIfError: Sendable {
 
     /// What to tell the caller when the stale copy is served, or nil when `error` must surface.
     func serve(_ metadata: CacheMetadata, after error: PipelineError, now: Date) -> StaleServe? {
+        serve(Freshness(metadata: metadata, now: now, shared: shared), after: error)
+    }
+
+    /// The same for any stored response, judged by its `freshness` now (read with this `shared`).
+    func serve(_ freshness: Freshness, after error: PipelineError) -> StaleServe? {
         guard Self.isOriginFailure(error) else { return nil }
-        let freshness = Freshness(metadata: metadata, now: now, shared: shared)
         let control = freshness.cacheControl
         var allowance = control.staleIfError.map(TimeInterval.init)
         if let client = clientAllowance, !control.mustRevalidate, !control.noCache {

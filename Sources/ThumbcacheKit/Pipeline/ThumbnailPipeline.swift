@@ -381,7 +381,7 @@ public final class ThumbnailPipeline: Sendable {
                 maxBytes: configuration.maxDownloadSize, connectTimeout: TimeAmount(configuration.connectTimeout),
                 readTimeout: TimeAmount(configuration.readTimeout), totalTimeout: TimeAmount(configuration.totalTimeout),
                 maxRedirects: configuration.maxRedirects, connectionsPerHost: configuration.maxConnectionsPerHost),
-                downloads: folder, trustRoots: trustRoots,
+                payload: .image(downloads: folder), trustRoots: trustRoots,
                 policy: configuration.sourcePolicy, resolver: configuration.hostResolver)
             fetcher = created
             return created

@@ -41,20 +41,25 @@ public struct CacheDirectory: Sendable {
         } catch {
             throw .cache(.io(operation: "create directory", path: url.path, errno: (error as NSError).code == 0 ? EIO : EACCES))
         }
-        // Exclusive creation: two processes adopting the same directory write it once.
-        let fd = open(directory.markerPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o644)
+        do { try createMarker(at: directory.markerPath, text: markerText) } catch { throw .cache(error) }
+        return directory
+    }
+
+    /// Writes a `CACHEDIR.TAG` holding `text` at `path` unless one is there. Exclusive creation: two processes
+    /// adopting the same directory write it once.
+    static func createMarker(at path: String, text: String) throws(DiskLruError) {
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o644)
         if fd < 0 {
-            guard errno == EEXIST else { throw .cache(.io(operation: "create", path: directory.markerPath, errno: errno)) }
-            return directory
+            guard errno == EEXIST else { throw .io(operation: "create", path: path, errno: errno) }
+            return
         }
         defer { close(fd) }
-        let text = Array(markerText.utf8)
-        guard write(fd, text, text.count) == text.count else {
+        let bytes = Array(text.utf8)
+        guard write(fd, bytes, bytes.count) == bytes.count else {
             let failure = errno
-            unlink(directory.markerPath)
-            throw .cache(.io(operation: "write", path: directory.markerPath, errno: failure))
+            unlink(path)
+            throw .io(operation: "write", path: path, errno: failure)
         }
-        return directory
     }
 
     /// For a read-only pipeline: nil when there is nothing to read (missing or empty); refuses a directory
@@ -85,7 +90,8 @@ public struct CacheDirectory: Sendable {
         if names.isEmpty { return allowEmpty }
         if let marker = FileManager.default.contents(atPath: markerPath),
            let text = String(data: marker, encoding: .utf8) {
-            return text.hasPrefix(Self.signature) && text.contains("thumbcache")
+            // A `DataCache` directory is thumbcache's too, but another layout: the pipeline leaves it alone.
+            return text.hasPrefix(Self.signature) && text.contains("thumbcache") && !text.contains(DataCacheDirectory.markerPhrase)
         }
         guard Set(names).isSubset(of: Self.ownNames) else { return false }
         return Self.holdsOurJournal(entries)
