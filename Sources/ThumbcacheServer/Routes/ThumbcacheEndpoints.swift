@@ -133,7 +133,6 @@ public final class ThumbcacheEndpoints: Sendable {
         else { return nil }
         metrics.thumbnail(result)
         let (second, date) = AnswerHead.date.current
-        let body = method == .head ? nil : allocator.buffer(bytes: result.data)
         if headers[.ifNoneMatch] == nil, headers[.ifModifiedSince] == nil,
            let facts = PreparedHeads.Facts(result, negotiated: check.negotiated, serverName: serverName),
            let prepared = check.heads.head(for: facts, second: second, make: {
@@ -145,14 +144,14 @@ public final class ThumbcacheEndpoints: Sendable {
             head.writeImmutableBuffer(prepared.beforeTiming)
             AnswerHead.write(HTTPField(name: ThumbnailResponder.serverTimingField, value: timing), into: &head)
             head.writeImmutableBuffer(prepared.afterTiming)
-            return WireAnswer(head: head, body: body, status: 200, contentLength: prepared.contentLength,
+            return WireAnswer(head: head, body: method == .head ? nil : allocator.buffer(bytes: result.data), status: 200, contentLength: prepared.contentLength,
                               served: result.servedFrom.rawValue, loggedPath: check.loggedPath)
         }
         let answer = responder.answer(for: result, requestHeaders: headers, negotiated: check.negotiated,
                                       elapsed: started.duration(to: .now), second: second)
         var head = allocator.buffer(capacity: 512)
         AnswerHead.write(status: answer.status, fields: answer.headers, serverName: serverName, date: date, into: &head)
-        return WireAnswer(head: head, body: answer.body == nil ? nil : body, status: answer.status.code,
+        return WireAnswer(head: head, body: method == .head ? nil : answer.body, status: answer.status.code,
                           contentLength: answer.contentLength, served: result.servedFrom.rawValue, loggedPath: check.loggedPath)
     }
 
