@@ -9,6 +9,7 @@ let package = Package(
         .executable(name: "disklru-bench", targets: ["disklru-bench"]),
         .executable(name: "disklru", targets: ["disklru-inspect"]),
         .library(name: "ImageDecode", targets: ["ImageDecode"]),
+        .library(name: "Processing", targets: ["Processing"]),
         .library(name: "ThumbcacheKit", targets: ["ThumbcacheKit"]),
         .executable(name: "thumbcache", targets: ["thumbcache"]),
         .executable(name: "conformance", targets: ["conformance"]),
@@ -65,9 +66,15 @@ let package = Package(
         .target(name: "CZlibTestSupport", path: "Tests/CZlibTestSupport", linkerSettings: [.linkedLibrary("z")]),
         .target(name: "BombTestSupport", dependencies: ["CZlibTestSupport"], path: "Tests/BombTestSupport"),
         .executableTarget(name: "capped-run", path: "Tests/capped-run"),
+        // imgproxy's processing URLs: options, presets, the path grammar and the canonical form (docs/processing.md).
+        .target(name: "Processing", dependencies: ["ImageDecode"]),
+        // Crypto checks the fixture URLs' imgproxy signatures (already built for ThumbcacheKit).
+        .testTarget(name: "ProcessingTests", dependencies: [
+            "Processing", .product(name: "Crypto", package: "swift-crypto"),
+        ], exclude: ["Fixtures"]),
         // The caching pipeline: fetch (HTTP cache semantics) → decode → resize → encode → store.
         .target(name: "ThumbcacheKit", dependencies: [
-            "DiskLru", "ImageDecode",
+            "DiskLru", "ImageDecode", "Processing",
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOHTTP1", package: "swift-nio"),

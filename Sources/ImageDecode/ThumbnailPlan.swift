@@ -11,15 +11,17 @@ struct ThumbnailPlan: Equatable {
     var outputWidth: Int
     var outputHeight: Int
 
+    /// `contain` is imgproxy's `fit` into a size × size box, `cover` its `fill` with centre gravity: one
+    /// planner (`ProcessingPlan`) for the short grammar and processing URLs alike.
     init(info: ImageInfo, request: ThumbnailRequest) {
-        let width = Double(info.orientedWidth), height = Double(info.orientedHeight)
-        let box = Double(request.size)
-        var scale = request.fit == .contain ? min(box / width, box / height) : max(box / width, box / height)
-        if !request.allowUpscale { scale = min(scale, 1) }
-        // Rounded, never below one pixel (libvips limits the shrink rather than produce 0 px).
-        let resized = (max(1, Int((width * scale).rounded())), max(1, Int((height * scale).rounded())))
-        let kept = request.fit == .contain ? resized : (min(resized.0, request.size), min(resized.1, request.size))
-        let crop = ((resized.0 - kept.0) / 2, (resized.1 - kept.1) / 2)
+        var geometry = GeometryOptions()
+        geometry.resizingType = request.fit == .contain ? .fit : .fill
+        (geometry.width, geometry.height) = (request.size, request.size)
+        geometry.enlarge = request.allowUpscale
+        let plan = ProcessingPlan(sourceWidth: info.orientedWidth, sourceHeight: info.orientedHeight, geometry: geometry)
+        let resized = (plan.scaledWidth, plan.scaledHeight)
+        let crop = (plan.resultCrop.x, plan.resultCrop.y)
+        let kept = (plan.resultCrop.width, plan.resultCrop.height)
         if info.orientation.swapsAxes {
             (resizedWidth, resizedHeight) = (resized.1, resized.0)
             (cropX, cropY) = (crop.1, crop.0)

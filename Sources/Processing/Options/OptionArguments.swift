@@ -1,0 +1,76 @@
+/// One option's arguments with imgproxy's readers; an empty argument reads as nil ("keep what is set").
+struct OptionArguments {
+    /// The option's name as the URL spells it (named in errors).
+    let option: String
+    let values: [String]
+
+    var count: Int { values.count }
+
+    func isGiven(_ index: Int) -> Bool { index < values.count && !values[index].isEmpty }
+
+    func atMost(_ limit: Int) throws(ProcessingError) {
+        guard values.count <= limit else {
+            throw .badArgument(option: option, argument: values.joined(separator: ":"),
+                               expected: "at most \(limit) argument\(limit == 1 ? "" : "s")")
+        }
+    }
+
+    /// The arguments of a one-argument option: more is an error, as in imgproxy.
+    func single() throws(ProcessingError) -> OptionArguments {
+        try atMost(1)
+        return self
+    }
+
+    func bad(_ index: Int, _ expected: String) -> ProcessingError {
+        .badArgument(option: option, argument: index < values.count ? values[index] : "", expected: expected)
+    }
+
+    /// Whole numbers ≥ 0 (sizes, padding, bytes).
+    func count(_ index: Int) throws(ProcessingError) -> Int? {
+        guard isGiven(index) else { return nil }
+        guard let value = Int(values[index]), value >= 0 else { throw bad(index, "a whole number ≥ 0") }
+        return value
+    }
+
+    func integer(_ index: Int) throws(ProcessingError) -> Int? {
+        guard isGiven(index) else { return nil }
+        guard let value = Int(values[index]) else { throw bad(index, "a whole number") }
+        return value
+    }
+
+    /// Finite numbers ≥ 0, or > 0 when `positive`.
+    func number(_ index: Int, positive: Bool = false) throws(ProcessingError) -> Double? {
+        guard isGiven(index) else { return nil }
+        guard let value = Double(values[index]), value.isFinite, positive ? value > 0 : value >= 0 else {
+            throw bad(index, positive ? "a number > 0" : "a number ≥ 0")
+        }
+        return value
+    }
+
+    /// Go's strconv.ParseBool spellings; anything else is false, as imgproxy reads it (with a warning).
+    func flag(_ index: Int) -> Bool? {
+        guard isGiven(index) else { return nil }
+        return ["1", "t", "T", "TRUE", "true", "True"].contains(values[index])
+    }
+
+    func quality(_ index: Int) throws(ProcessingError) -> Int? {
+        guard isGiven(index) else { return nil }
+        guard let value = Int(values[index]), (0...100).contains(value) else { throw bad(index, "a quality from 0 to 100") }
+        return value
+    }
+
+    /// A format thumbcache writes (`jpg` is `jpeg`); `readable` also allows GIF, which is only read.
+    func format(_ index: Int, readable: Bool = false) throws(ProcessingError) -> ImageFormat? {
+        guard isGiven(index) else { return nil }
+        let name = values[index].lowercased()
+        guard let format = ImageFormat(rawValue: name == "jpg" ? "jpeg" : name), readable || format.isEncodable else {
+            throw bad(index, readable ? "one of jpg, png, webp, avif, gif" : "one of jpg, png, webp, avif")
+        }
+        return format
+    }
+
+    /// The arguments from `index` on, for an option nested in a meta-option.
+    func dropping(_ index: Int) -> OptionArguments {
+        OptionArguments(option: option, values: Array(values.dropFirst(index)))
+    }
+}

@@ -1,0 +1,43 @@
+/// Why a processing URL or a preset was refused; every message names what to change.
+public enum ProcessingError: Error, Equatable, CustomStringConvertible {
+    /// Not an imgproxy option name at all.
+    case unknownOption(String)
+    /// The option exists but an argument does not parse or is out of range.
+    case badArgument(option: String, argument: String, expected: String)
+    /// One of imgproxy's options (watermarks, trim, video, pro-only) that thumbcache does not implement.
+    case notSupported(option: String)
+    /// The server accepts presets only, and the URL holds another option.
+    case onlyPresets(option: String)
+    case unknownPreset(String)
+    /// A preset definition (configuration, not URL) that cannot be used.
+    case badPreset(definition: String, reason: String)
+    /// The path's shape or its source segment is wrong.
+    case badPath(String)
+    /// The `expires` time has passed (imgproxy answers 404).
+    case expired(at: Int64)
+    /// The result would be larger than the server allows; found before anything is rendered.
+    case resultTooLarge(width: Int, height: Int, limit: Int)
+
+    public var description: String {
+        switch self {
+        case let .unknownOption(name):
+            "unknown processing option \"\(name.prefix(40))\": see docs/processing.md for the options thumbcache understands"
+        case let .badArgument(option, argument, expected):
+            "bad argument \"\(argument.prefix(40))\" for option \(option): expected \(expected)"
+        case let .notSupported(option):
+            "imgproxy's option \"\(option)\" is not supported by thumbcache (docs/processing.md lists what is); remove it from the URL"
+        case let .onlyPresets(option):
+            "this server accepts presets only (pr:NAME), remove option \"\(option.prefix(40))\" from the URL"
+        case let .unknownPreset(name):
+            "unknown preset \"\(name.prefix(40))\": define it with --preset \(name.prefix(40))=OPTIONS or use a configured one"
+        case let .badPreset(definition, reason):
+            "preset \"\(definition.prefix(80))\" cannot be used: \(reason); write it as NAME=option:arg/option:arg"
+        case let .badPath(reason):
+            "bad processing path: \(reason)"
+        case let .expired(time):
+            "this URL expired at unix time \(time): ask for a newly signed one"
+        case let .resultTooLarge(width, height, limit):
+            "the result would be \(width)×\(height) pixels, over this server's limit of \(limit) per side: ask for a smaller size, dpr or zoom"
+        }
+    }
+}

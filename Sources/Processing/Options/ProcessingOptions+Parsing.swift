@@ -1,0 +1,184 @@
+/// imgproxy's option parser (options/parser/apply.go, parse.go): later options override earlier ones,
+/// meta-options set several at once, an empty argument keeps what is set.
+extension ProcessingOptions {
+    /// Parses `name:arg:arg` segments in order, after the `default` preset when there is one.
+    public init<Segment: StringProtocol>(segments: [Segment], presets: Presets = Presets()) throws(ProcessingError) {
+        self.init()
+        try applyDefaultPreset(presets)
+        for segment in segments { try apply(segment: String(segment), presets: presets) }
+    }
+
+    /// Parses a `/`-separated option list such as `rs:fill:300:200/g:sm` (a preset's body, a CLI argument).
+    public init(parsing list: String, presets: Presets = Presets()) throws(ProcessingError) {
+        try self.init(segments: list.split(separator: "/"), presets: presets)
+    }
+
+    mutating func applyDefaultPreset(_ presets: Presets) throws(ProcessingError) {
+        if presets.options(named: Presets.defaultName) != nil {
+            try applyPresets([Presets.defaultName], presets: presets, chain: [])
+        }
+    }
+
+    /// One `name:arg:arg` segment.
+    public mutating func apply(segment: String, presets: Presets = Presets()) throws(ProcessingError) {
+        let parts = segment.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+        try apply(name: parts[0], arguments: Array(parts.dropFirst()), presets: presets, chain: [])
+    }
+
+    mutating func apply(name: String, arguments: [String], presets: Presets, chain: [String]) throws(ProcessingError) {
+        guard let option = OptionName(spelling: name) else {
+            throw OptionName.unsupported.contains(name) ? .notSupported(option: name) : .unknownOption(name)
+        }
+        let args = OptionArguments(option: name, values: arguments)
+        switch option {
+        case .resize:
+            try args.atMost(8)
+            try applyResizingType(args)
+            try applySize(args.dropping(1))
+        case .size: try applySize(args)
+        case .resizingType:
+            try args.atMost(1)
+            try applyResizingType(args)
+        case .width: geometry.width = try args.single().count(0) ?? geometry.width
+        case .height: geometry.height = try args.single().count(0) ?? geometry.height
+        case .minWidth: geometry.minWidth = try args.single().count(0) ?? geometry.minWidth
+        case .minHeight: geometry.minHeight = try args.single().count(0) ?? geometry.minHeight
+        case .zoom:
+            try args.atMost(2)
+            let x = try args.number(0, positive: true)
+            geometry.zoomX = x ?? geometry.zoomX
+            // One value zooms both axes.
+            geometry.zoomY = try args.number(1, positive: true) ?? (args.count < 2 ? x : nil) ?? geometry.zoomY
+        case .dpr: geometry.dpr = try args.single().number(0, positive: true) ?? geometry.dpr
+        case .enlarge: geometry.enlarge = try args.single().flag(0) ?? geometry.enlarge
+        case .extend:
+            try applyExtend(args, enabled: &geometry.extend, gravity: &geometry.extendGravity)
+        case .extendAspectRatio:
+            try applyExtend(args, enabled: &geometry.extendAspectRatio, gravity: &geometry.extendAspectRatioGravity)
+        case .gravity: geometry.gravity = try GravityParser.parse(args, current: geometry.gravity, use: .crop)
+        case .crop:
+            try args.atMost(5)
+            geometry.cropWidth = try args.number(0) ?? geometry.cropWidth
+            geometry.cropHeight = try args.number(1) ?? geometry.cropHeight
+            if args.count > 2 {
+                geometry.cropGravity = try GravityParser.parse(args.dropping(2), current: geometry.cropGravity ?? geometry.gravity,
+                                                               use: .crop)
+            }
+        case .padding: try applyPadding(args)
+        case .autoRotate: autoRotate = try args.single().flag(0) ?? autoRotate
+        case .rotate:
+            if let angle = try args.single().integer(0) {
+                guard angle % 90 == 0 else { throw args.bad(0, "a multiple of 90 degrees") }
+                geometry.rotate = (angle % 360 + 360) % 360
+            }
+        case .background: try applyBackground(args)
+        case .blur: blur = try args.single().number(0) ?? blur
+        case .sharpen: sharpen = try args.single().number(0) ?? sharpen
+        case .pixelate: pixelate = try args.single().count(0) ?? pixelate
+        case .quality: quality = try args.single().quality(0) ?? quality
+        case .formatQuality: try applyFormatQuality(args)
+        case .maxBytes: maxBytes = try args.single().count(0) ?? maxBytes
+        case .format: format = try args.single().format(0) ?? format
+        case .stripMetadata: stripMetadata = try args.single().flag(0) ?? stripMetadata
+        case .keepCopyright: keepCopyright = try args.single().flag(0) ?? keepCopyright
+        case .stripColorProfile: stripColorProfile = try args.single().flag(0) ?? stripColorProfile
+        case .skipProcessing:
+            for index in 0..<args.count {
+                if let format = try args.format(index, readable: true) { skipProcessing.insert(format) }
+            }
+        case .raw: raw = try args.single().flag(0) ?? raw
+        case .cacheBuster:
+            try args.atMost(1)
+            cacheBuster = args.isGiven(0) ? args.values[0] : nil
+        case .expires: expires = try args.single().integer(0).map(Int64.init) ?? expires
+        case .filename: try applyFilename(args)
+        case .returnAttachment: returnAttachment = try args.single().flag(0) ?? returnAttachment
+        case .preset: try applyPresets(arguments.filter { !$0.isEmpty }, presets: presets, chain: chain)
+        }
+    }
+
+    private mutating func applyResizingType(_ args: OptionArguments) throws(ProcessingError) {
+        guard args.isGiven(0) else { return }
+        guard let type = ResizingType(rawValue: args.values[0]) else {
+            throw args.bad(0, "one of fit, fill, fill-down, force, auto")
+        }
+        geometry.resizingType = type
+    }
+
+    /// `size:width:height:enlarge:extend:gravity…`; empty arguments are skipped.
+    private mutating func applySize(_ args: OptionArguments) throws(ProcessingError) {
+        try args.atMost(7)
+        geometry.width = try args.count(0) ?? geometry.width
+        geometry.height = try args.count(1) ?? geometry.height
+        geometry.enlarge = args.flag(2) ?? geometry.enlarge
+        if args.isGiven(3) { try applyExtend(args.dropping(3), enabled: &geometry.extend, gravity: &geometry.extendGravity) }
+    }
+
+    private func applyExtend(_ args: OptionArguments, enabled: inout Bool, gravity: inout Gravity) throws(ProcessingError) {
+        try args.atMost(4)
+        enabled = args.flag(0) ?? enabled
+        if args.count > 1 { gravity = try GravityParser.parse(args.dropping(1), current: gravity, use: .extend) }
+    }
+
+    /// CSS order; a missing side copies its opposite (right from top, bottom from top, left from right).
+    private mutating func applyPadding(_ args: OptionArguments) throws(ProcessingError) {
+        try args.atMost(4)
+        var padding = geometry.padding
+        padding.top = try args.count(0) ?? padding.top
+        padding.right = try args.count(1) ?? padding.top
+        padding.bottom = try args.count(2) ?? padding.top
+        padding.left = try args.count(3) ?? padding.right
+        geometry.padding = padding
+    }
+
+    private mutating func applyBackground(_ args: OptionArguments) throws(ProcessingError) {
+        switch args.count {
+        case 1:
+            guard args.isGiven(0) else { background = nil; return }
+            guard let color = RGBColor(hex: args.values[0]) else { throw args.bad(0, "a hex colour such as ff8800") }
+            background = color
+        case 3:
+            var bytes = [UInt8]()
+            for index in 0..<3 {
+                guard let byte = UInt8(args.values[index]) else { throw args.bad(index, "a number from 0 to 255") }
+                bytes.append(byte)
+            }
+            background = RGBColor(red: bytes[0], green: bytes[1], blue: bytes[2])
+        default:
+            throw .badArgument(option: args.option, argument: args.values.joined(separator: ":"),
+                               expected: "R:G:B or a hex colour")
+        }
+    }
+
+    private mutating func applyFormatQuality(_ args: OptionArguments) throws(ProcessingError) {
+        guard args.count % 2 == 0 else { throw args.bad(args.count - 1, "format:quality pairs") }
+        for index in stride(from: 0, to: args.count, by: 2) {
+            guard let format = try args.format(index) else { throw args.bad(index, "a format name") }
+            formatQuality[format] = try args.quality(index + 1) ?? formatQuality[format]
+        }
+    }
+
+    /// `filename:name[:encoded]`: encoded names are base64url (any name), plain ones percent-encoded.
+    private mutating func applyFilename(_ args: OptionArguments) throws(ProcessingError) {
+        try args.atMost(2)
+        guard args.isGiven(0) else { filename = nil; return }
+        if args.flag(1) == true {
+            guard let name = SourceCoding.base64URLText(args.values[0]) else { throw args.bad(0, "base64url text") }
+            filename = name
+        } else {
+            filename = args.values[0].removingPercentEncoding ?? args.values[0]
+        }
+    }
+
+    /// Presets expand in place; one already being expanded is skipped, as imgproxy does with recursion.
+    mutating func applyPresets(_ names: [String], presets: Presets, chain: [String]) throws(ProcessingError) {
+        for name in names {
+            guard let body = presets.options(named: name) else { throw .unknownPreset(name) }
+            if chain.contains(name) { continue }
+            usedPresets.append(name)
+            for option in body {
+                try apply(name: option.name, arguments: option.arguments, presets: presets, chain: chain + [name])
+            }
+        }
+    }
+}

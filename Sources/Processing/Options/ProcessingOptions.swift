@@ -1,0 +1,49 @@
+@_exported import ImageDecode
+
+/// One request's processing options, imgproxy's meaning and defaults (docs/processing.md). Parse them from
+/// `name:arg:arg` segments with `init(segments:presets:)`; `canonical` names the image they describe;
+/// `plan(sourceWidth:sourceHeight:maxResultSide:)` works out its geometry.
+public struct ProcessingOptions: Sendable, Hashable {
+    /// Size, crop, gravity, extend, padding and rotation: everything the planner needs.
+    public var geometry = GeometryOptions()
+    /// Apply the EXIF orientation (imgproxy's default: on).
+    public var autoRotate = true
+    /// Fills transparency, extend and padding; nil keeps transparency (and fills with white where there is none).
+    public var background: RGBColor?
+    /// Gaussian blur sigma; 0 is none.
+    public var blur = 0.0
+    /// Sharpen sigma; 0 is none.
+    public var sharpen = 0.0
+    /// Block size in pixels; 0 and 1 are none.
+    public var pixelate = 0
+    /// Encoder quality 1…100; 0 leaves it to `formatQuality` or the server's default for the format.
+    public var quality = 0
+    public var formatQuality: [ImageFormat: Int] = [:]
+    /// Lower the quality until the result fits; 0 is no limit.
+    public var maxBytes = 0
+    /// nil: the source's format when it can be written, else negotiated.
+    public var format: ImageFormat?
+    /// nil: the server's setting.
+    public var stripMetadata: Bool?
+    public var keepCopyright: Bool?
+    public var stripColorProfile: Bool?
+    /// Answer the source as it is when its format is one of these.
+    public var skipProcessing: Set<ImageFormat> = []
+    /// Stream the source unprocessed.
+    public var raw = false
+    // The rest changes the answer's headers or the URL, never the pixels (left out of `canonical`).
+    public var cacheBuster: String?
+    /// Unix time after which the URL is refused (`checkNotExpired(now:)`).
+    public var expires: Int64?
+    public var filename: String?
+    public var returnAttachment = false
+    /// The presets applied, in order (the `default` preset included).
+    public var usedPresets: [String] = []
+
+    public init() {}
+
+    /// Refuses the options once `expires` has passed (imgproxy: 0 or negative never expires).
+    public func checkNotExpired(now: Int64) throws(ProcessingError) {
+        if let expires, expires > 0, expires < now { throw .expired(at: expires) }
+    }
+}

@@ -1,0 +1,20 @@
+/// From a source's size to the result's geometry, refused before any render when it is too large.
+extension ProcessingOptions {
+    /// `sourceWidth` × `sourceHeight` is the source as the renderer sees it before `rotate`: upright
+    /// (EXIF-oriented) when `autoRotate` is on, as stored when off (`plan(for:maxResultSide:)` picks).
+    /// `maxResultSide` bounds the final canvas, after dpr, zoom, enlarge, extend and padding.
+    public func plan(sourceWidth: Int, sourceHeight: Int, maxResultSide: Int) throws(ProcessingError) -> ProcessingPlan {
+        let plan = ProcessingPlan(sourceWidth: sourceWidth, sourceHeight: sourceHeight, geometry: geometry)
+        guard plan.resultWidth <= maxResultSide, plan.resultHeight <= maxResultSide else {
+            throw .resultTooLarge(width: plan.resultWidth, height: plan.resultHeight, limit: maxResultSide)
+        }
+        return plan
+    }
+
+    /// The plan for a source whose header has been read.
+    public func plan(for info: ImageInfo, maxResultSide: Int) throws(ProcessingError) -> ProcessingPlan {
+        try autoRotate
+            ? plan(sourceWidth: info.orientedWidth, sourceHeight: info.orientedHeight, maxResultSide: maxResultSide)
+            : plan(sourceWidth: info.width, sourceHeight: info.height, maxResultSide: maxResultSide)
+    }
+}
