@@ -125,12 +125,13 @@ struct AttentionMap {
         return 500 * (f(xyz.x / 95.047) - f(xyz.y / 100))
     }
 
-    /// A separable Gaussian cut where it falls below a fifth of its peak (libvips's default for this blur),
-    /// normalised; cells beyond the border repeat the border.
+    /// A separable Gaussian cut where it falls below a fifth of its peak, its weights rounded to twentieths of
+    /// the peak, then normalised: libvips's default blur, copied so near-equal peaks fall the same way. Cells
+    /// beyond the border repeat the border.
     static func blurred(_ values: [Double], size n: Int, sigma: Double) -> [Double] {
         var radius = 0
         while radius + 1 < n, exp(-Double((radius + 1) * (radius + 1)) / (2 * sigma * sigma)) >= 0.2 { radius += 1 }
-        let kernel = (-radius...radius).map { exp(-Double($0 * $0) / (2 * sigma * sigma)) }
+        let kernel = (-radius...radius).map { (20 * exp(-Double($0 * $0) / (2 * sigma * sigma))).rounded() }
         let total = kernel.reduce(0, +)
         let weights = kernel.map { $0 / total }
         var across = [Double](repeating: 0, count: n * n)
