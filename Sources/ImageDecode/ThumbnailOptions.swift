@@ -36,11 +36,15 @@ public struct ThumbnailRequest: Sendable, Equatable {
     /// profile) is converted to sRGB, and the output carries no profile, like libvips' thumbnails.
     /// Off keeps the stored values, which viewers then show as sRGB (colours shift).
     public var convertToSRGB: Bool
+    /// Where `cover` cuts its square: nil (the default) keeps the centre; a strategy looks at the resized
+    /// image for the interesting part (`SmartCrop`). `contain` crops nothing and ignores it.
+    public var smartCrop: SmartCrop.Strategy?
 
     public init(size: Int, fit: FitMode = .contain, format: ImageFormat? = nil,
                 quality: Int = ImageEncoder.defaultQuality,
                 allowUpscale: Bool = false, maxPixels: Int = ImageDecoder.defaultMaxPixels,
-                maxDecodeMemory: Int = defaultMaxDecodeMemory, convertToSRGB: Bool = true) {
+                maxDecodeMemory: Int = defaultMaxDecodeMemory, convertToSRGB: Bool = true,
+                smartCrop: SmartCrop.Strategy? = nil) {
         self.size = size
         self.fit = fit
         self.format = format
@@ -49,6 +53,7 @@ public struct ThumbnailRequest: Sendable, Equatable {
         self.maxPixels = maxPixels
         self.maxDecodeMemory = maxDecodeMemory
         self.convertToSRGB = convertToSRGB
+        self.smartCrop = smartCrop
     }
 
     @available(*, deprecated, renamed: "init(size:fit:format:quality:allowUpscale:maxPixels:convertToSRGB:)")
@@ -58,6 +63,9 @@ public struct ThumbnailRequest: Sendable, Equatable {
         self.init(size: size, fit: fit, format: format, quality: jpegQuality, allowUpscale: allowUpscale,
                   maxPixels: maxPixels, convertToSRGB: convertToSRGB)
     }
+
+    /// A smart crop needs the whole resized image before it can choose the window.
+    var cropsAfterResizing: Bool { fit == .cover && smartCrop != nil }
 
     func validate() throws(ImageDecodeError) {
         guard (1...Self.maxSize).contains(size) else {

@@ -32,15 +32,21 @@ public struct Thumbnailer: Sendable {
             let shrink = plan.shrink(sourceWidth: info.width, sourceHeight: info.height)
             _ = try Self.checkedWorkingMemory(decoder, plan: plan, request: request)
             let decoded = try decoder.start(shrink: shrink, convertToSRGB: request.convertToSRGB)
+            let window = request.cropsAfterResizing ? (0, 0, plan.resizedWidth, plan.resizedHeight)
+                : (plan.cropX, plan.cropY, plan.outputWidth, plan.outputHeight)
             var resampler = Resampler(sourceWidth: decoded.width, sourceHeight: decoded.height, channels: decoded.channels,
                                       resizedWidth: plan.resizedWidth, resizedHeight: plan.resizedHeight,
-                                      crop: (plan.cropX, plan.cropY, plan.outputWidth, plan.outputHeight),
-                                      sourceExtent: decoder.decodedExtent)
+                                      crop: window, sourceExtent: decoder.decodedExtent)
             try decoder.readRows { row in resampler.push(row) }
             var resized = resampler.finish()
             // RGB profiles are applied to the small image, as libvips does outside linear mode.
             if request.convertToSRGB { decoder.rowProfile?.rgbTransform(channels: resized.channels)?.convert(&resized) }
-            return (info.orientation.apply(to: resized), info)
+            let upright = info.orientation.apply(to: resized)
+            guard let strategy = request.smartCrop, request.fit == .cover else { return (upright, info) }
+            // Chosen on the upright image, as libvips crops after rotating: "interesting" is judged as seen.
+            let (width, height) = (min(upright.width, request.size), min(upright.height, request.size))
+            let origin = SmartCrop.origin(strategy, in: upright, width: width, height: height)
+            return (upright.cropped(x: origin.x, y: origin.y, width: width, height: height), info)
         }
         let format = request.format ?? (image.hasAlpha ? .png : .jpeg)
         let encoded = try ImageEncoder.encode(image, as: format, quality: request.quality)
@@ -69,7 +75,9 @@ public struct Thumbnailer: Sendable {
                                                resizedWidth: plan.resizedWidth, resizedHeight: plan.resizedHeight,
                                                outputWidth: plan.outputWidth)
         let output = plan.outputWidth * plan.outputHeight * channels
-        let needed = decoder.workingMemory(shrink: shrink) + resizing + 3 * output
+        // A smart crop also holds the whole resized image (and its upright copy) while it chooses the window.
+        let uncropped = request.cropsAfterResizing ? 2 * plan.resizedWidth * plan.resizedHeight * channels : 0
+        let needed = decoder.workingMemory(shrink: shrink) + resizing + 3 * output + uncropped
         guard needed <= request.maxDecodeMemory else {
             throw .overMemoryBudget(needed: needed, limit: request.maxDecodeMemory)
         }
