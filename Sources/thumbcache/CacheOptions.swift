@@ -15,15 +15,25 @@ struct CacheOptions: ParsableArguments {
         transform: { try ByteCount(parsing: $0) })
     var maxDiskSize: ByteCount = defaultMaxDiskSize
 
+    @Option(help: ArgumentHelp(
+        "The part of --max-disk-size kept for processed images (imgproxy options), evicted on their own; 0 keeps them in memory only (default: a quarter).",
+        valueName: "size"),
+        transform: { try ByteCount(parsing: $0) })
+    var variantDiskSize: ByteCount?
+
     func validate() throws {
         // An empty path would mean the current directory: never what was meant, and not ours to fill.
         if cacheDir?.isEmpty == true { throw ValidationError("--cache-dir must not be empty") }
+        if let variantDiskSize, variantDiskSize.bytes > maxDiskSize.bytes {
+            throw ValidationError("--variant-disk-size (\(variantDiskSize)) must not exceed --max-disk-size (\(maxDiskSize)): it is a part of it")
+        }
     }
 
     func configuration() -> PipelineConfiguration {
         var configuration = PipelineConfiguration(
             cacheDirectory: cacheDir.map { URL(fileURLWithPath: $0) } ?? PipelineConfiguration.defaultCacheDirectory)
         configuration.maxDiskSize = maxDiskSize.bytes
+        configuration.maxVariantDiskSize = variantDiskSize?.bytes
         return configuration
     }
 

@@ -32,7 +32,12 @@ struct GetCommand: AsyncParsableCommand {
     var url: String
 
     @Option(help: "Longest side of the thumbnail in pixels, 1-\(ThumbnailRequest.maxSize) (never enlarged).")
-    var size: Int
+    var size: Int?
+
+    @Option(help: ArgumentHelp(
+        "imgproxy processing options instead of --size, e.g. rs:fill:300:200/g:sm (docs/processing.md): the image serve answers for them.",
+        valueName: "options"))
+    var options: String?
 
     @Option(name: .shortAndLong, help: ArgumentHelp(
         "Where to write the thumbnail; - for standard output (default: <name>-<size>.<ext> here, <name> from the URL's path).",
@@ -64,9 +69,14 @@ struct GetCommand: AsyncParsableCommand {
     @OptionGroup var decode: DecodeOptions
 
     func validate() throws {
-        guard (1...ThumbnailRequest.maxSize).contains(size) else {
+        switch (size, options) {
+        case (nil, nil): throw ValidationError("give --size N or --options LIST")
+        case (.some, .some): throw ValidationError("give --size or --options, not both")
+        case (let size?, nil) where !(1...ThumbnailRequest.maxSize).contains(size):
             throw ValidationError("--size must be between 1 and \(ThumbnailRequest.maxSize)")
+        default: break
         }
+        _ = try processingOptions()
         if offline && refresh { throw ValidationError("--offline and --refresh contradict each other") }
         if let staleIfError, staleIfError < 0 { throw ValidationError("--stale-if-error must be 0 or more seconds") }
         _ = try OutputFormat.resolve(output: output, format: format)
@@ -90,14 +100,19 @@ struct GetCommand: AsyncParsableCommand {
         let policy: FetchPolicy = offline ? .offline : refresh ? .refresh : .normal
         let result: ThumbnailResult
         do {
-            result = try await pipeline.thumbnail(for: source, size: size, format: format, policy: policy)
+            if let processing = try processingOptions() {
+                result = try await pipeline.processed(for: source, options: processing, format: format, policy: policy)
+            } else {
+                result = try await pipeline.thumbnail(for: source, size: size ?? 0, format: format, policy: policy)
+            }
         } catch {
             await pipeline.close()
             throw error
         }
         await pipeline.close()
 
-        let destination = output ?? "\(OutputName.stem(for: source))-\(size).\(result.format.fileExtension)"
+        let label = size.map(String.init) ?? "\(result.width)x\(result.height)"
+        let destination = output ?? "\(OutputName.stem(for: source))-\(label).\(result.format.fileExtension)"
         if destination == "-" {
             try Console.write(result.data, to: .standardOutput)
         } else {
@@ -110,6 +125,14 @@ struct GetCommand: AsyncParsableCommand {
             Console.error("warning: served a copy \(String(format: "%.0f", stale.staleness)) s past fresh because the origin failed: \(stale.originError)")
         }
         try report(result, destination: destination)
+    }
+
+    /// `--options` parsed as serve parses a URL's options (one parser); nil without it.
+    private func processingOptions() throws -> ProcessingOptions? {
+        guard let options else { return nil }
+        do { return try ProcessingOptions(parsing: options) } catch {
+            throw ValidationError("--options: \(error)")
+        }
     }
 
     private func report(_ result: ThumbnailResult, destination: String) throws(FileOutput.Failure) {

@@ -2,7 +2,7 @@ import Foundation
 import ImageDecode
 
 extension ThumbnailPipeline {
-    /// Removes the entry of `source` (original and every thumbnail) from disk and memory: URLCache's
+    /// Removes the entry of `source` (original, every thumbnail and processed variant) from disk and memory: URLCache's
     /// `removeCachedResponse(for:)`. Returns whether anything was removed: a server's memory can hold thumbnails
     /// of a source whose disk entry is gone (evicted, or removed by `thumbcache rm` beside it).
     @discardableResult
@@ -13,12 +13,13 @@ extension ThumbnailPipeline {
             return true
         } ?? false
         store.remove(key: key)
+        let variantsRemoved = variants?.removeAll(ofSource: key) ?? 0
         var removedFromMemory = false
         for memoryKey in memory.keysInLruOrder where memoryKey.hasPrefix(key + "/") {
             memory.removeValue(forKey: memoryKey)
             removedFromMemory = true
         }
-        return existed || removedFromMemory
+        return existed || variantsRemoved > 0 || removedFromMemory
     }
 
     /// The smallest `contain` size whose thumbnail still covers a `size`×`size` crop of an image of this shape:
