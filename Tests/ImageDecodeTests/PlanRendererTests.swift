@@ -170,7 +170,21 @@ import Testing
             let (fromOriginal, plan) = try Self.render(try Self.png(original), options, sourceWidth: 400, sourceHeight: 300)
             let fromCopy = try PlanRenderer().render(from: try Self.png(copy), plan: plan)
             let difference = Fixtures.meanAbsoluteDifference(fromOriginal, fromCopy)
-            #expect(difference < 3, "mean difference \(difference) for \(options)")
+            #expect(difference < 1, "mean difference \(difference) for \(options)")
+        }
+    }
+
+    /// Reading only the crop (with its margin) gives the pixels of resizing the whole image and cutting after.
+    @Test func aCropMatchesResizingTheWholeThenCutting() throws {
+        let original = Fixtures.stripes(width: 400, height: 300, period: 37)
+        let whole = Fixtures.resize(original, to: 133, 100)
+        for (point, x) in [(Gravity.CompassPoint.west, 0), (.center, 17), (.east, 33)] {
+            let (image, plan) = try Self.render(try Self.png(original), Self.geometry {
+                $0.resizingType = .fill; $0.width = 100; $0.height = 100; $0.gravity = .compass(point)
+            }, sourceWidth: 400, sourceHeight: 300)
+            #expect(plan.scaledWidth == 133 && plan.resultCrop.x == x)
+            let difference = Fixtures.meanAbsoluteDifference(image, whole.cropped(x: x, y: 0, width: 100, height: 100))
+            #expect(difference < 0.05, "\(point): mean difference \(difference)")
         }
     }
 
