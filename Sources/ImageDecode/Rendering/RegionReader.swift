@@ -25,11 +25,15 @@ struct RegionReader {
             let decoded = try decoder.start(shrink: geometry.shrink, convertToSRGB: convertToSRGB)
             let extent = decoder.decodedExtent ?? (Double(decoded.width), Double(decoded.height))
             let perX = extent.width / Double(decoder.info.width), perY = extent.height / Double(decoder.info.height)
-            let columns = Window(start: geometry.region.x * perX, length: geometry.region.width * perX, count: decoded.width)
-            let rows = Window(start: geometry.region.y * perY, length: geometry.region.height * perY, count: decoded.height)
+            let columns = Window(start: geometry.region.x * perX, length: geometry.region.width * perX,
+                                 output: geometry.width, available: decoded.width)
+            let rows = Window(start: geometry.region.y * perY, length: geometry.region.height * perY,
+                              output: geometry.height, available: decoded.height)
             var resampler = Resampler(sourceWidth: columns.count, sourceHeight: rows.count, channels: decoded.channels,
-                                      resizedWidth: geometry.width, resizedHeight: geometry.height,
-                                      sourceExtent: (columns.extent, rows.extent))
+                                      resizedWidth: columns.resized, resizedHeight: rows.resized,
+                                      crop: (columns.firstOutput, rows.firstOutput, geometry.width, geometry.height),
+                                      sourceExtent: (columns.extent, rows.extent),
+                                      sourceOffset: (columns.offset, rows.offset))
             let channels = decoded.channels
             var y = 0
             try decoder.readRows { row in
@@ -91,18 +95,34 @@ struct RegionReader {
         var shrink: Double { max(1, min(region.width / Double(width), region.height / Double(height))) }
     }
 
-    /// One axis of the window in decoded pixels: whole pixels from `origin`, spanning `extent` (the fractional
-    /// length; the origin is rounded to the nearest pixel, a shift of at most half a decoded pixel).
+    /// One axis of the window in decoded pixels: the region plus a margin of up to `margin` output pixels each
+    /// side (where the image has them), so the filter at the region's edges sees the pixels just outside it, as
+    /// it would resizing the whole image; the resizer then keeps outputs `firstOutput ..< firstOutput + output`
+    /// of `resized`. Whole pixels from `origin`; the window starts `offset` (0…1) into the first and spans `extent`.
     private struct Window {
+        /// Lanczos3 reaches 3 output pixels when shrinking (fewer when enlarging); one more for rounding.
+        static let margin = 4
+
         let origin: Int
         let count: Int
+        let offset: Double
         let extent: Double
+        let resized: Int
+        let firstOutput: Int
 
-        init(start: Double, length: Double, count available: Int) {
-            origin = min(max(0, Int(start.rounded())), available - 1)
-            let end = min(available, Int((Double(origin) + length).rounded(.up)))
+        init(start: Double, length: Double, output: Int, available: Int) {
+            let perOutput = length / Double(output)
+            let before = perOutput > 0 ? Int(min(Double(Self.margin), max(0, start) / perOutput)) : 0
+            let after = perOutput > 0 ? Int(min(Double(Self.margin), max(0, Double(available) - start - length) / perOutput)) : 0
+            let first = start - Double(before) * perOutput
+            let span = length + Double(before + after) * perOutput
+            origin = min(max(0, Int(first.rounded(.down))), available - 1)
+            offset = min(max(0, first - Double(origin)), 1)
+            let end = min(available, Int((first + span).rounded(.up)))
             count = max(1, end - origin)
-            extent = min(max(length, 1e-9), Double(count))
+            extent = max(min(span, Double(count) - offset), 1e-9)
+            resized = output + before + after
+            firstOutput = before
         }
     }
 }
