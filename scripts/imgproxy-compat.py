@@ -20,6 +20,7 @@ def ensure_venv():
     if sys.executable != python:
         if not os.path.exists(python):
             subprocess.run([sys.executable, "-m", "venv", VENV], check=True)
+        if subprocess.run([python, "-c", "import imgproxy, PIL"], capture_output=True).returncode != 0:
             subprocess.run([python, "-m", "pip", "install", "-q", "imgproxy==1.0.0", "pillow"], check=True)
         os.execv(python, [python, *sys.argv])
 

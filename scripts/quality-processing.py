@@ -4,7 +4,7 @@
 Reference: the photo as scripts/quality.py reads it (Pillow full-resolution decode, EXIF orientation, ICC to
 sRGB), resized with Image.LANCZOS to the size imgproxy's fill scales it to (the larger of 300/width and
 200/height, sides rounded), then the 300x200 crop cut where imgproxy's calc_position puts it for that gravity
-(centre: (outer - inner + 1) // 2 on each axis; no/so/ea/we and the corners: flush with those edges). Ours:
+(centre: half of outer - inner + 1, rounded half to even, on each axis; no/so/ea/we and the corners: flush with those edges). Ours:
 `thumbcache thumbnail FILE --options 'rs:fill:300:200/g:G' --format png` (the renderer serve uses).
 Metric: mean SSIM on BT.601 luma (scripts/quality.py's). Prints a table per photo and the minimum; exits 1 when
 any SSIM is below --min (default 0.99).
@@ -26,7 +26,8 @@ WIDTH, HEIGHT = 300, 200
 
 
 def position(gravity, outer_w, outer_h):
-    left, top = (outer_w - WIDTH + 1) // 2, (outer_h - HEIGHT + 1) // 2
+    # imgproxy's imath.ShrinkToEven(outer - inner + 1, 2): halves rounded to even (Python's round does that).
+    left, top = round((outer_w - WIDTH + 1) / 2), round((outer_h - HEIGHT + 1) / 2)
     if "no" in gravity: top = 0
     if "so" in gravity: top = outer_h - HEIGHT
     if "we" in gravity: left = 0
