@@ -31,8 +31,13 @@ struct GetCommand: AsyncParsableCommand {
     @Argument(help: "http(s) URL, file:// URL or path of the image.")
     var url: String
 
-    @Option(help: "Longest side of the thumbnail in pixels, 1-\(ThumbnailRequest.maxSize) (never enlarged).")
-    var size: Int
+    @Option(help: "Longest side of the thumbnail in pixels, 1-\(ThumbnailRequest.maxSize) (never enlarged). Required unless --original.")
+    var size: Int?
+
+    @Flag(help: ArgumentHelp(
+        "Write the cached original's bytes instead of a thumbnail (fresh from the cache, revalidated when stale, fetched when absent).",
+        discussion: "The default output name is <name>.<ext of the original's format>; --size and --format do not apply."))
+    var original = false
 
     @Option(name: .shortAndLong, help: ArgumentHelp(
         "Where to write the thumbnail; - for standard output (default: <name>-<size>.<ext> here, <name> from the URL's path).",
@@ -64,11 +69,16 @@ struct GetCommand: AsyncParsableCommand {
     @OptionGroup var decode: DecodeOptions
 
     func validate() throws {
+        if offline && refresh { throw ValidationError("--offline and --refresh contradict each other") }
+        if let staleIfError, staleIfError < 0 { throw ValidationError("--stale-if-error must be 0 or more seconds") }
+        if original {
+            if size != nil || format != nil { throw ValidationError("--original writes the original: --size and --format do not apply") }
+            return
+        }
+        guard let size else { throw ValidationError("give --size N (the thumbnail's longest side), or --original") }
         guard (1...ThumbnailRequest.maxSize).contains(size) else {
             throw ValidationError("--size must be between 1 and \(ThumbnailRequest.maxSize)")
         }
-        if offline && refresh { throw ValidationError("--offline and --refresh contradict each other") }
-        if let staleIfError, staleIfError < 0 { throw ValidationError("--stale-if-error must be 0 or more seconds") }
         _ = try OutputFormat.resolve(output: output, format: format)
     }
 
@@ -79,15 +89,22 @@ struct GetCommand: AsyncParsableCommand {
     /// Where the JSON report goes: stdout, unless the image does.
     private var reportStream: Console.Stream { output == "-" ? .standardError : .standardOutput }
 
-    private func getThumbnail() async throws {
-        let source = try ImageSource(url)
-        let format = try OutputFormat.resolve(output: output, format: format)
-        let pipeline = try cache.openPipeline {
+    private var policy: FetchPolicy { offline ? .offline : refresh ? .refresh : .normal }
+
+    private func openPipeline() throws -> ThumbnailPipeline {
+        try cache.openPipeline {
             fetch.apply(to: &$0)
             decode.apply(to: &$0)
             $0.staleIfError = staleIfError.map { .seconds($0) }
         }
-        let policy: FetchPolicy = offline ? .offline : refresh ? .refresh : .normal
+    }
+
+    private func getThumbnail() async throws {
+        if original { return try await getOriginal() }
+        let source = try ImageSource(url)
+        let format = try OutputFormat.resolve(output: output, format: format)
+        let size = size ?? 0  // checked in `validate`
+        let pipeline = try openPipeline()
         let result: ThumbnailResult
         do {
             result = try await pipeline.thumbnail(for: source, size: size, format: format, policy: policy)
@@ -110,6 +127,35 @@ struct GetCommand: AsyncParsableCommand {
             Console.error("warning: served a copy \(String(format: "%.0f", stale.staleness)) s past fresh because the origin failed: \(stale.originError)")
         }
         try report(result, destination: destination)
+    }
+
+    /// `--original`: the cached original's bytes, as the cache holds them.
+    private func getOriginal() async throws {
+        let source = try ImageSource(url)
+        let pipeline = try openPipeline()
+        let stored: CachedOriginal
+        do { stored = try await pipeline.original(for: source, policy: policy) } catch {
+            await pipeline.close()
+            throw error
+        }
+        await pipeline.close()
+        let format = ImageFormat.sniff(stored.data)?.fileExtension ?? String(stored.contentType.dropFirst("image/".count))
+        let destination = output ?? "\(OutputName.stem(for: source)).\(format)"
+        if destination == "-" {
+            try Console.write(stored.data, to: .standardOutput)
+        } else {
+            try AtomicFile.replace(destination, with: stored.data)
+        }
+        if json {
+            let text = Console.json([
+                "output": destination, "servedFrom": stored.servedFrom.rawValue, "source": stored.source, "key": stored.cacheKey,
+                "contentType": stored.contentType, "bytes": stored.data.count,
+            ])
+            try Console.write(Data((text + "\n").utf8), to: reportStream)
+        } else {
+            let place = destination == "-" ? "standard output" : destination
+            Console.error("original \(stored.contentType) (\(stored.data.count) bytes) → \(place) [\(stored.servedFrom.rawValue)]")
+        }
     }
 
     private func report(_ result: ThumbnailResult, destination: String) throws(FileOutput.Failure) {

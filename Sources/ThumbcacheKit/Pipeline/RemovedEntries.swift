@@ -1,0 +1,8 @@
+/// What `ThumbnailPipeline.removeAll()` removed.
+public struct RemovedEntries: Sendable, Equatable {
+    /// Disk entries (one per source: its original and every thumbnail) and the bytes their values took.
+    public var entries: Int
+    public var bytes: Int64
+    /// Thumbnails that were in the memory cache.
+    public var memoryThumbnails: Int
+}
