@@ -42,14 +42,6 @@ measure() {  # URL LUA_SCRIPT PIDS... -> "req/s p99 CPU/request"
   awk -v ticks=$ticks -v hz="$(getconf CLK_TCK)" -v d="$duration" '/Requests\/sec/ {r=$2} / 99%/ {p=$2} /Non-2xx/ {e=" non-2xx " $5}
     END {printf "%9.0f req/s  p99 %-8s  server CPU %5.1f us/request%s\n", r, p, ticks * 1e6 / hz / (r * d), e}' "$work/wrk.txt"
 }
-rotation() {  # PATH_FILE -> a wrk script requesting the paths in turn
-  python3 - "$1" <<'PY'
-import sys
-paths = [line.strip() for line in open(sys.argv[1]) if line.strip()]
-print("local paths = {" + ",".join(f'"{p}"' for p in paths) + "}")
-print("local i = 0\nrequest = function()\n  i = i % #paths + 1\n  return wrk.format('GET', paths[i])\nend")
-PY
-}
 start_serve() {  # BINARY [MEMORY_CACHE_SIZE]
   "$1" serve --port "$serve_port" --allow-loopback-sources --cache-dir "$work/cache" --timeout 120 --queue 512 \
     ${2:+--memory-cache-size "$2"} 2>"$work/serve.log" >/dev/null &

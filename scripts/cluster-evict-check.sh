@@ -61,7 +61,7 @@ requested = sorted({i for i, _ in workload})
 share = sum(cluster.original_bytes(sources[i]) for i in requested) / len(nodes)
 DISK = setting("DISK", f"{int(share / 3)}B")
 # no memory-pressure watch: a memory cache shrunk by the machine's other load would not be the one modelled
-cluster.node_options = ["--max-disk-size", DISK, "--memory-cache-size", MEMORY, "--memory-pressure-file", ""]
+cluster.node_options = ["--max-disk-size", DISK, "--variant-disk-size", "0", "--memory-cache-size", MEMORY, "--memory-pressure-file", ""]
 print(f"workload: {REQUESTS} requests, Zipf s={ZIPF} over {SOURCES} sources ({len(requested)} requested), sizes {SIZES} "
       f"{':'.join(f'{m:g}' for m in MIX)}, seed {SEED}; a node's share of the requested originals {share / 1e6:.1f} MB, "
       f"--max-disk-size {DISK}, --memory-cache-size {MEMORY}, {CONCURRENCY} request(s) at a time per node ({LABEL})")

@@ -21,10 +21,13 @@ struct FilterWeights {
     /// pre-shrink of 1976 rows by 6 gives 330 rows spanning 329.33), mapping onto the whole 330
     /// would stretch the image by up to a reduced pixel and shift the outputs (Pillow passes the
     /// same fractional box to resize after `reduce`).
+    /// `sourceOffset` is where output 0's left edge falls in source pixels, for a window that starts between two
+    /// source pixels (a region of a larger image).
     /// Pixel centres are aligned (`src = (dst + 0.5) * scale - 0.5`); when shrinking, the
     /// kernel is stretched by the scale so every source pixel contributes (anti-aliasing).
     /// Window limits and rounding follow Pillow's resample.c so results match it closely.
-    init(sourceSize: Int, sourceExtent: Double? = nil, resizedSize: Int, firstOutput: Int = 0, outputCount: Int? = nil) {
+    init(sourceSize: Int, sourceExtent: Double? = nil, sourceOffset: Double = 0, resizedSize: Int, firstOutput: Int = 0,
+         outputCount: Int? = nil) {
         let count = outputCount ?? resizedSize
         let scale = (sourceExtent ?? Double(sourceSize)) / Double(resizedSize)
         let filterScale = max(scale, 1)
@@ -35,7 +38,7 @@ struct FilterWeights {
         var weights = [Float](repeating: 0, count: count * taps)
         var kernel = [Double](repeating: 0, count: taps)
         for index in 0..<count {
-            let center = (Double(firstOutput + index) + 0.5) * scale
+            let center = sourceOffset + (Double(firstOutput + index) + 0.5) * scale
             let first = max(Int(center - support + 0.5), 0)
             let end = min(Int(center + support + 0.5), sourceSize)
             let used = min(max(end - first, 1), taps)

@@ -33,10 +33,13 @@ struct Resampler {
     /// window `crop` of the resized image (the whole of it when nil). `sourceExtent` is the size
     /// the source rows span when it is smaller than their pixel count: a decoder that reduced by
     /// an integer factor delivers a last, partial block (see `RowDecoder.decodedExtent`).
+    /// `sourceOffset` is where the resized image's top-left corner falls in the source rows, in source pixels
+    /// (0…1 for a region of a larger image whose edge falls between two pixels).
     /// `boxPreShrink: false` forces pure Lanczos (slower for large reductions; used to check the box stage).
     init(sourceWidth: Int, sourceHeight: Int, channels: Int, resizedWidth: Int, resizedHeight: Int,
          crop: (x: Int, y: Int, width: Int, height: Int)? = nil,
-         sourceExtent: (width: Double, height: Double)? = nil, boxPreShrink: Bool = true) {
+         sourceExtent: (width: Double, height: Double)? = nil, sourceOffset: (x: Double, y: Double) = (0, 0),
+         boxPreShrink: Bool = true) {
         let window = crop ?? (0, 0, resizedWidth, resizedHeight)
         let extent = sourceExtent ?? (Double(sourceWidth), Double(sourceHeight))
         self.sourceWidth = sourceWidth
@@ -53,11 +56,13 @@ struct Resampler {
         // may be cut short, so 1976 rows reduced by 6 are 330 rows spanning 329.33.
         let boxFactor = Double(box?.factor ?? 1)
         horizontal = FilterWeights(sourceSize: filteredWidth, sourceExtent: extent.width / boxFactor,
-                                   resizedSize: resizedWidth, firstOutput: window.x, outputCount: window.width)
+                                   sourceOffset: sourceOffset.x / boxFactor, resizedSize: resizedWidth,
+                                   firstOutput: window.x, outputCount: window.width)
         vertical = FilterWeights(sourceSize: filteredHeight, sourceExtent: extent.height / boxFactor,
-                                 resizedSize: resizedHeight, firstOutput: window.y, outputCount: window.height)
+                                 sourceOffset: sourceOffset.y / boxFactor, resizedSize: resizedHeight,
+                                 firstOutput: window.y, outputCount: window.height)
         neededRows = vertical.sourceRange
-        isIdentity = sourceWidth == resizedWidth && sourceHeight == resizedHeight
+        isIdentity = sourceWidth == resizedWidth && sourceHeight == resizedHeight && sourceOffset == (0, 0)
             && window.x == 0 && window.y == 0 && window.width == resizedWidth && window.height == resizedHeight
         let rowLength = window.width * channels
         ringRows = isIdentity ? 0 : min(vertical.taps, neededRows.count)

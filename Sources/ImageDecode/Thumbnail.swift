@@ -8,4 +8,8 @@ public struct Thumbnail: Sendable {
     public var width: Int
     public var height: Int
     public var sourceInfo: ImageInfo
+
+    public init(data: Data, format: ImageFormat, width: Int, height: Int, sourceInfo: ImageInfo) {
+        (self.data, self.format, self.width, self.height, self.sourceInfo) = (data, format, width, height, sourceInfo)
+    }
 }

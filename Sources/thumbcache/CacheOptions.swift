@@ -15,6 +15,12 @@ struct CacheOptions: ParsableArguments {
         transform: { try ByteCount(parsing: $0) })
     var maxDiskSize: ByteCount = defaultMaxDiskSize
 
+    @Option(help: ArgumentHelp(
+        "The part of --max-disk-size kept for processed images (imgproxy options), evicted on their own; 0 keeps them in memory only (default: a quarter).",
+        valueName: "size"),
+        transform: { try ByteCount(parsing: $0) })
+    var variantDiskSize: ByteCount?
+
     @Option(name: .customLong("cache-key-ignore-query"), help: ArgumentHelp(EnvironmentFallback.help(
         "Query parameter left out of the cache key, so presigned URLs of one object share one entry (repeatable; * matches any run, e.g. X-Amz-*). It is still sent to the origin.",
         flag: "cache-key-ignore-query"), valueName: "name"))
@@ -23,12 +29,16 @@ struct CacheOptions: ParsableArguments {
     func validate() throws {
         // An empty path would mean the current directory: never what was meant, and not ours to fill.
         if cacheDir?.isEmpty == true { throw ValidationError("--cache-dir must not be empty") }
+        if let variantDiskSize, variantDiskSize.bytes > maxDiskSize.bytes {
+            throw ValidationError("--variant-disk-size (\(variantDiskSize)) must not exceed --max-disk-size (\(maxDiskSize)): it is a part of it")
+        }
     }
 
     func configuration() throws -> PipelineConfiguration {
         var configuration = PipelineConfiguration(
             cacheDirectory: cacheDir.map { URL(fileURLWithPath: $0) } ?? PipelineConfiguration.defaultCacheDirectory)
         configuration.maxDiskSize = maxDiskSize.bytes
+        configuration.maxVariantDiskSize = variantDiskSize?.bytes
         let ignored = try EnvironmentFallback.list(cacheKeyIgnoreQuery, flag: "cache-key-ignore-query")
         if let bad = ignored.first(where: { $0.value.isEmpty || $0.value.contains("&") || $0.value.contains("=") }) {
             throw bad.failure("--cache-key-ignore-query takes a query parameter name (with * as a wildcard), not \"\(bad.value)\"")

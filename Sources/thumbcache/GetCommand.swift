@@ -31,12 +31,17 @@ struct GetCommand: AsyncParsableCommand {
     @Argument(help: "http(s) URL, file:// URL or path of the image.")
     var url: String
 
-    @Option(help: "Longest side of the thumbnail in pixels, 1-\(ThumbnailRequest.maxSize) (never enlarged). Required unless --original.")
+    @Option(help: "Longest side of the thumbnail in pixels, 1-\(ThumbnailRequest.maxSize) (never enlarged).")
     var size: Int?
+
+    @Option(help: ArgumentHelp(
+        "imgproxy processing options instead of --size, e.g. rs:fill:300:200/g:sm (docs/processing.md): the image serve answers for them.",
+        valueName: "options"))
+    var options: String?
 
     @Flag(help: ArgumentHelp(
         "Write the cached original's bytes instead of a thumbnail (fresh from the cache, revalidated when stale, fetched when absent).",
-        discussion: "The default output name is <name>.<ext of the original's format>; --size and --format do not apply."))
+        discussion: "The default output name is <name>.<ext of the original's format>; --size, --options and --format do not apply."))
     var original = false
 
     @Option(name: .shortAndLong, help: ArgumentHelp(
@@ -72,13 +77,19 @@ struct GetCommand: AsyncParsableCommand {
         if offline && refresh { throw ValidationError("--offline and --refresh contradict each other") }
         if let staleIfError, staleIfError < 0 { throw ValidationError("--stale-if-error must be 0 or more seconds") }
         if original {
-            if size != nil || format != nil { throw ValidationError("--original writes the original: --size and --format do not apply") }
+            if size != nil || options != nil || format != nil {
+                throw ValidationError("--original writes the original: --size, --options and --format do not apply")
+            }
             return
         }
-        guard let size else { throw ValidationError("give --size N (the thumbnail's longest side), or --original") }
-        guard (1...ThumbnailRequest.maxSize).contains(size) else {
+        switch (size, options) {
+        case (nil, nil): throw ValidationError("give --size N or --options LIST (or --original)")
+        case (.some, .some): throw ValidationError("give --size or --options, not both")
+        case (let size?, nil) where !(1...ThumbnailRequest.maxSize).contains(size):
             throw ValidationError("--size must be between 1 and \(ThumbnailRequest.maxSize)")
+        default: break
         }
+        _ = try processingOptions()
         _ = try OutputFormat.resolve(output: output, format: format)
     }
 
@@ -103,18 +114,22 @@ struct GetCommand: AsyncParsableCommand {
         if original { return try await getOriginal() }
         let source = try ImageSource(url)
         let format = try OutputFormat.resolve(output: output, format: format)
-        let size = size ?? 0  // checked in `validate`
         let pipeline = try openPipeline()
         let result: ThumbnailResult
         do {
-            result = try await pipeline.thumbnail(for: source, size: size, format: format, policy: policy)
+            if let processing = try processingOptions() {
+                result = try await pipeline.processed(for: source, options: processing, format: format, policy: policy)
+            } else {
+                result = try await pipeline.thumbnail(for: source, size: size ?? 0, format: format, policy: policy)
+            }
         } catch {
             await pipeline.close()
             throw error
         }
         await pipeline.close()
 
-        let destination = output ?? "\(OutputName.stem(for: source))-\(size).\(result.format.fileExtension)"
+        let label = size.map(String.init) ?? "\(result.width)x\(result.height)"
+        let destination = output ?? "\(OutputName.stem(for: source))-\(label).\(result.format.fileExtension)"
         if destination == "-" {
             try Console.write(result.data, to: .standardOutput)
         } else {
@@ -155,6 +170,14 @@ struct GetCommand: AsyncParsableCommand {
         } else {
             let place = destination == "-" ? "standard output" : destination
             Console.error("original \(stored.contentType) (\(stored.data.count) bytes) → \(place) [\(stored.servedFrom.rawValue)]")
+        }
+    }
+
+    /// `--options` parsed as serve parses a URL's options (one parser); nil without it.
+    private func processingOptions() throws -> ProcessingOptions? {
+        guard let options else { return nil }
+        do { return try ProcessingOptions(parsing: options) } catch {
+            throw ValidationError("--options: \(error)")
         }
     }
 

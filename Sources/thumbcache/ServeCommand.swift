@@ -47,16 +47,28 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp(EnvironmentFallback.help("Serve /metrics on this port instead, same address (/healthz answers on both).", flag: "metrics-port")))
     var metricsPort: Int?
 
-    @Option(help: ArgumentHelp(EnvironmentFallback.help("HMAC key in hex: URLs must be signed.", flag: "key"), valueName: "hex"))
-    var key: String?
+    @Option(help: ArgumentHelp(EnvironmentFallback.help(
+        "HMAC key in hex: URLs must be signed. Repeat it (with --salt) to rotate keys: the first signs, any verifies; the variable takes a comma list.",
+        flag: "key"), valueName: "hex"))
+    var key: [String] = []
 
-    @Option(help: ArgumentHelp(EnvironmentFallback.help("Salt in hex, prepended to the signed path.", flag: "salt"), valueName: "hex"))
-    var salt: String?
+    @Option(help: ArgumentHelp(EnvironmentFallback.help(
+        "Salt in hex, prepended to the signed path; one per --key, in the same order (none: no salt).", flag: "salt"), valueName: "hex"))
+    var salt: [String] = []
+
+    @Option(help: ArgumentHelp(
+        "A processing preset NAME=options, e.g. thumb=rs:fill:300:200/g:sm (repeatable); one named default applies to every processing URL (env THUMBCACHE_PRESETS, imgproxy's a=...,b=... form).",
+        valueName: "name=options"))
+    var preset: [String] = []
+
+    @Flag(help: ArgumentHelp(EnvironmentFallback.help(
+        "Processing URLs may name presets only (pr:NAME): no URL can ask for an image outside them.", flag: "only-presets")))
+    var onlyPresets = false
 
     @Flag(help: ArgumentHelp(EnvironmentFallback.help("Allow a non-loopback address without --key (an open image proxy).", flag: "allow-unsigned")))
     var allowUnsigned = false
 
-    @Option(help: ArgumentHelp(EnvironmentFallback.help("Largest <size> accepted (default: 2048).", flag: "max-size")))
+    @Option(help: ArgumentHelp(EnvironmentFallback.help("Largest <size> accepted, and the longest side a processed image may have after dpr, zoom, extend and padding (default: 2048).", flag: "max-size")))
     var maxSize: Int?
 
     @Option(help: ArgumentHelp(EnvironmentFallback.help("Smallest max-age sent, seconds (default: 60).", flag: "min-ttl")))
@@ -170,14 +182,13 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.host = try EnvironmentFallback.value(host, flag: "host") ?? configuration.host
         configuration.port = try EnvironmentFallback.value(port, flag: "port", in: Limits.ports) ?? configuration.port
         configuration.metricsPort = try EnvironmentFallback.value(metricsPort, flag: "metrics-port", in: Limits.ports)
-        if let key = try EnvironmentFallback.given(key, flag: "key", emptyIsError: true) {
-            guard let bytes = URLSigner.bytes(fromHex: key.value), !bytes.isEmpty else { throw key.failure("--key must be hex digits") }
-            configuration.key = bytes
+        let pairs = try Self.keyPairs(keys: EnvironmentFallback.list(key, flag: "key"), salts: EnvironmentFallback.list(salt, flag: "salt"))
+        if let first = pairs.first {
+            (configuration.key, configuration.salt) = (first.key, first.salt)
+            configuration.additionalKeys = Array(pairs.dropFirst())
         }
-        if let salt = try EnvironmentFallback.given(salt, flag: "salt", emptyIsError: true) {
-            guard let bytes = URLSigner.bytes(fromHex: salt.value) else { throw salt.failure("--salt must be hex digits") }
-            configuration.salt = bytes
-        }
+        configuration.presets = try Self.presets(preset)
+        configuration.onlyPresets = try EnvironmentFallback.flag(onlyPresets, flag: "only-presets")
         configuration.allowUnsigned = try EnvironmentFallback.flag(allowUnsigned, flag: "allow-unsigned")
         configuration.maxSize = try EnvironmentFallback.value(maxSize, flag: "max-size", in: Limits.sizes) ?? configuration.maxSize
         configuration.minTTL = try EnvironmentFallback.value(minTtl, flag: "min-ttl", in: Limits.ttls) ?? configuration.minTTL
@@ -210,6 +221,31 @@ struct ServeCommand: AsyncParsableCommand {
             configuration.logFormat = parsed
         }
         return configuration
+    }
+
+    /// `--key`/`--salt` pairs, in order: salts are optional, but when given there is one per key.
+    static func keyPairs(keys: [EnvironmentFallback.Given<String>], salts: [EnvironmentFallback.Given<String>]) throws -> [URLSigner.KeyPair] {
+        guard salts.isEmpty || salts.count == keys.count else {
+            throw Console.Failure(description: "--salt given \(salts.count) time(s) for \(keys.count) --key: give one salt per key, in the same order, or none",
+                                  exitCode: Console.Status.usage)
+        }
+        return try keys.enumerated().map { index, key in
+            guard let keyBytes = URLSigner.bytes(fromHex: key.value), !keyBytes.isEmpty else { throw key.failure("--key must be hex digits") }
+            guard salts.indices.contains(index) else { return URLSigner.KeyPair(key: keyBytes) }
+            guard let saltBytes = URLSigner.bytes(fromHex: salts[index].value) else { throw salts[index].failure("--salt must be hex digits") }
+            return URLSigner.KeyPair(key: keyBytes, salt: saltBytes)
+        }
+    }
+
+    /// `--preset` given, else `THUMBCACHE_PRESETS` in imgproxy's `a=...,b=...` form; a bad preset is a usage error.
+    static func presets(_ given: [String]) throws -> Presets {
+        do {
+            if !given.isEmpty { return try Presets(definitions: given) }
+            if let list = ProcessInfo.processInfo.environment["THUMBCACHE_PRESETS"], !list.isEmpty { return try Presets(list: list) }
+            return Presets()
+        } catch {
+            throw Console.Failure(description: "\(given.isEmpty ? "THUMBCACHE_PRESETS" : "--preset"): \(error)", exitCode: Console.Status.usage)
+        }
     }
 
     /// Seconds from a flag or its variable, within `ServeConfiguration.seconds` (or 0, with `allowingZero`).

@@ -28,7 +28,12 @@ struct ThumbnailCommand: ParsableCommand {
     var inputs: [String]
 
     @Option(help: "Longest side of the thumbnail in pixels, 1-\(ThumbnailRequest.maxSize) (side of the square with --fit cover).")
-    var size: Int
+    var size: Int?
+
+    @Option(help: ArgumentHelp(
+        "imgproxy processing options instead of --size, e.g. rs:fill:300:200/g:sm (docs/processing.md): what serve renders for them.",
+        valueName: "options"))
+    var options: String?
 
     @Option(name: .shortAndLong, help: "Output file (only with a single input).")
     var output: String?
@@ -57,15 +62,21 @@ struct ThumbnailCommand: ParsableCommand {
         case (.some, nil) where inputs.count != 1: throw ValidationError("-o takes a single input; use --output-dir for several")
         default: break
         }
-        guard (1...ThumbnailRequest.maxSize).contains(size) else {
+        switch (size, options) {
+        case (nil, nil): throw ValidationError("give --size N or --options LIST")
+        case (.some, .some): throw ValidationError("give --size or --options, not both")
+        case (let size?, nil) where !(1...ThumbnailRequest.maxSize).contains(size):
             throw ValidationError("--size must be between 1 and \(ThumbnailRequest.maxSize)")
+        default: break
         }
+        _ = try processingOptions()
         guard (1...100).contains(quality) else { throw ValidationError("--quality must be between 1 and 100") }
         _ = try OutputFormat.resolve(output: output, format: format)
     }
 
     func run() throws {
-        let request = ThumbnailRequest(size: size, fit: fit, format: try OutputFormat.resolve(output: output, format: format),
+        let processing = try processingOptions()
+        let request = ThumbnailRequest(size: size ?? 1, fit: fit, format: try OutputFormat.resolve(output: output, format: format),
                                        quality: quality, maxPixels: decode.maxPixels,
                                        maxDecodeMemory: decode.decodeMemory, convertToSRGB: !noSrgb)
         let thumbnailer = Thumbnailer()
@@ -74,7 +85,9 @@ struct ThumbnailCommand: ParsableCommand {
             let thumbnail: Thumbnail
             do {
                 // Read as it decodes: memory follows the thumbnail, not the size of the file.
-                thumbnail = try thumbnailer.makeThumbnail(from: .file(input), request)
+                thumbnail = try processing.map { options throws(ImageDecodeError) in
+                    try Self.processed(.file(input), options: options, asked: request.format, quality: quality, request: request)
+                } ?? thumbnailer.makeThumbnail(from: .file(input), request)
             } catch {
                 refused = true
                 Console.error("\(input): \(Self.describe(error))")
@@ -89,6 +102,26 @@ struct ThumbnailCommand: ParsableCommand {
         }
         if unwritten { throw ExitCode(Console.Status.output) }
         if refused { throw ExitCode(Console.Status.someFailed) }
+    }
+
+    /// `--options` parsed as serve parses a URL's (one parser); nil without it.
+    private func processingOptions() throws -> ProcessingOptions? {
+        guard let options else { return nil }
+        do { return try ProcessingOptions(parsing: options) } catch { throw ValidationError("--options: \(error)") }
+    }
+
+    /// The image `serve` renders for these options, planned from the file's header (one planner, one renderer).
+    static func processed(_ input: EncodedImage, options: ProcessingOptions, asked: ImageFormat?, quality: Int,
+                          request: ThumbnailRequest) throws(ImageDecodeError) -> Thumbnail {
+        let info = try ImageDecoder.probe(input)
+        let plan: ProcessingPlan
+        do { plan = try options.plan(for: info, maxResultSide: ThumbnailRequest.maxSize) } catch {
+            throw .invalidRequest(error.description)
+        }
+        return try options.render(input, plan: plan, sourceInfo: info, format: options.outputFormat(asked: asked, source: info.format),
+                                  defaultQuality: { _ in quality },
+                                  limits: RenderLimits(maxPixels: request.maxPixels, maxDecodeMemory: request.maxDecodeMemory),
+                                  convertToSRGB: request.convertToSRGB)
     }
 
     private func destination(for input: String, format: ImageFormat) -> String {

@@ -47,6 +47,28 @@ import Testing
         server.shutdown()
     }
 
+    @Test func processedImagesOfPresignedURLsShareTheEntryToo() async throws {
+        let server = try OriginServer()
+        let first = Self.presigned(server, signature: "aaaa"), second = Self.presigned(server, signature: "bbbb")
+        for url in [first, second] {
+            server.route(String(url.dropFirst(server.url("").count))) { _ in
+                .respond(status: 200, headers: [("Content-Type", "image/jpeg"), ("Cache-Control", "max-age=3600")],
+                         body: Fixtures.jpeg)
+            }
+        }
+        let harness = try PipelineHarness { $0.cacheKeyRule = Self.rule }
+        let options = try ProcessingOptions(parsing: "rs:fill:80:60")
+        let one = try await harness.pipeline.processed(for: try ImageSource(first), options: options)
+        let two = try await harness.pipeline.processed(for: try ImageSource(second), options: options)
+        #expect(one.servedFrom == .network && two.servedFrom == .memory && one.cacheKey == two.cacheKey)
+        try await harness.reopen()
+        let disk = try await harness.pipeline.processed(for: try ImageSource(second), options: options)
+        #expect(disk.servedFrom == .disk && !disk.rendered)
+        #expect(server.totalRequests == 1, "\(server.requestedPaths)")
+        await harness.close()
+        server.shutdown()
+    }
+
     @Test func aRevalidationSendsTheNewSignatureAndKeepsOneEntry() async throws {
         let server = try OriginServer()
         let first = Self.presigned(server, signature: "aaaa"), second = Self.presigned(server, signature: "bbbb")

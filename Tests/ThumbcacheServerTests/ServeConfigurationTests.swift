@@ -50,6 +50,23 @@ struct ServeConfigurationTests {
         #expect(run.status == 8, "past the configuration, to the cache directory: \(run.stderr)")
     }
 
+    /// Rotated keys: `--key`/`--salt` repeated in pairs, or comma lists in the variables; a salt count that does
+    /// not match, a bad key and a bad preset are usage errors naming what to fix.
+    @Test func keyPairsAndPresetsAreCheckedAtStart() throws {
+        let (a, b) = (String(repeating: "ab", count: 16), String(repeating: "cd", count: 16))
+        #expect(try Self.run(["--key", a, "--salt", "01", "--key", b, "--salt", "02"]).status == 8)
+        #expect(try Self.run([], ["THUMBCACHE_KEY": "\(a),\(b)", "THUMBCACHE_SALT": "01,02"]).status == 8)
+        #expect(try Self.run(["--key", a, "--key", b]).status == 8, "no salts at all is fine")
+        let mismatched = try Self.run(["--key", a, "--salt", "01", "--key", b])
+        #expect(mismatched.status == 64 && mismatched.stderr.contains("one salt per key"), "\(mismatched.stderr)")
+        let badSecond = try Self.run(["--key", a, "--key", "xyz"])
+        #expect(badSecond.status == 64 && badSecond.stderr.contains("--key xyz"), "\(badSecond.stderr)")
+        #expect(try Self.run(["--preset", "card=rs:fill:300:200/g:sm", "--only-presets"]).status == 8)
+        #expect(try Self.run([], ["THUMBCACHE_PRESETS": "card=rs:fill:300:200,default=q:70"]).status == 8)
+        let badPreset = try Self.run(["--preset", "card=bogus:1"])
+        #expect(badPreset.status == 64 && badPreset.stderr.contains("bogus"), "\(badPreset.stderr)")
+    }
+
     /// Every usual spelling of a boolean variable, in any case; anything else is refused. Read through
     /// THUMBCACHE_ALLOW_UNSIGNED on a public address: true gets past the unsigned-bind refusal (to the cache
     /// directory, exit 8), false meets it (64).

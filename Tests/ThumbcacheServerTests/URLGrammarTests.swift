@@ -83,5 +83,7 @@ import Testing
     @Test func accessLogDropsTheSignature() {
         #expect(AccessLog.loggedPath("/sig/64/contain/abc").text == "/-/64/contain/abc")
         #expect(AccessLog.loggedPath("/healthz").text == "/healthz")
+        #expect(AccessLog.loggedPath("/sig/rs:fill:300:200/g:sm/YWJj.webp").text == "/-/rs:fill:300:200/g:sm/YWJj.webp")
+        #expect(AccessLog.loggedPath("/sig/plain/http://a/b.jpg").text == "/-/plain/http://a/b.jpg")
     }
 }

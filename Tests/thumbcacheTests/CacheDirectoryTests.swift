@@ -35,7 +35,7 @@ import Testing
         #expect(try get(cacheDir).status == 0)
         let tag = try String(contentsOf: cacheDir.appendingPathComponent("CACHEDIR.TAG"), encoding: .utf8)
         #expect(tag.hasPrefix("Signature: 8a477f597d28d172789f06886806bc55") && tag.contains("thumbcache"))
-        #expect(names(cacheDir).isSubset(of: ["CACHEDIR.TAG", "entries", "downloads", "stats.json"]))
+        #expect(names(cacheDir).isSubset(of: ["CACHEDIR.TAG", "entries", "variants", "downloads", "stats.json"]))
         cleanUp()
     }
 

@@ -129,11 +129,8 @@ struct AttentionMap {
     /// the peak, then normalised: libvips's default blur, copied so near-equal peaks fall the same way. Cells
     /// beyond the border repeat the border.
     static func blurred(_ values: [Double], size n: Int, sigma: Double) -> [Double] {
-        var radius = 0
-        while radius + 1 < n, exp(-Double((radius + 1) * (radius + 1)) / (2 * sigma * sigma)) >= 0.2 { radius += 1 }
-        let kernel = (-radius...radius).map { (20 * exp(-Double($0 * $0) / (2 * sigma * sigma))).rounded() }
-        let total = kernel.reduce(0, +)
-        let weights = kernel.map { $0 / total }
+        let weights = GaussianKernel.libvips(sigma: sigma, minAmplitude: 0.2, maxRadius: n - 1)
+        let radius = weights.count / 2
         var across = [Double](repeating: 0, count: n * n)
         for y in 0..<n {
             for x in 0..<n {

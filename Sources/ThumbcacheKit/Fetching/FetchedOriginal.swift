@@ -32,6 +32,17 @@ final class FetchedOriginal: Sendable {
         return data
     }
 
+    /// All the bytes in memory (`raw` answers stream the original whole).
+    func wholeData() throws(PipelineError) -> Data {
+        if let inMemoryData { return inMemoryData }
+        var data = Data(capacity: byteCount)
+        try forEachChunk { chunk in
+            data.append(contentsOf: chunk)
+            return true
+        }
+        return data
+    }
+
     /// Hands the bytes to `consume` in order, a chunk at a time, so storing or comparing a large original
     /// never needs it in memory whole. `consume` returns false to stop early.
     func forEachChunk(_ consume: (UnsafeRawBufferPointer) throws(PipelineError) -> Bool) throws(PipelineError) {

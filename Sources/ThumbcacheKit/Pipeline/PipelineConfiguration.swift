@@ -6,6 +6,9 @@ public struct PipelineConfiguration: Sendable {
     /// Holds `CACHEDIR.TAG`, `entries/` (the DiskLru directory), `downloads/` and `stats.json` (see `CacheDirectory`).
     public var cacheDirectory: URL
     public var maxDiskSize: Int64 = 512 << 20
+    /// The part of `maxDiskSize` kept for processed images (`Rendition.processed`, in `variants/`); the source
+    /// entries get the rest. nil: a quarter. 0: processed images are kept in memory only.
+    public var maxVariantDiskSize: Int64?
     public var maxDownloadSize = 50_000_000
     public var connectTimeout: Duration = .seconds(10)
     public var readTimeout: Duration = .seconds(30)
@@ -19,6 +22,9 @@ public struct PipelineConfiguration: Sendable {
     public var memoryLimits = MemoryCache<String, MemoryEntry>.Limits(totalCost: 64 << 20, count: 2000)
     public var jpegQuality = 80
     public var maxPixels = 50_000_000
+    /// The longest side a processed image may have (after dpr, zoom, enlarge, extend and padding): larger
+    /// results are refused from the source's header, before any render.
+    public var maxResultSide = 8192
     /// Memory one decode may use (`ThumbnailRequest.maxDecodeMemory`); a source needing more is refused
     /// from its header (`ImageDecodeError.overMemoryBudget`, exit code 6).
     public var maxDecodeMemory = ThumbnailRequest.defaultMaxDecodeMemory

@@ -40,6 +40,9 @@ public enum PipelineError: Error, Sendable, CustomStringConvertible {
     /// written by thumbcache, and not the layout of a cache made before the tag): it is left untouched.
     case notACacheDirectory(path: String, reason: String)
     case invalidSize(Int)
+    /// Processing options that cannot be applied to this source (a result over the size limit, found from its
+    /// header before any render).
+    case processing(url: String, ProcessingError)
     /// A `trustedCAFiles` entry that is missing or holds no PEM certificate.
     case trustedCAFile(path: String, reason: String)
     /// The render gate refused the work: every worker busy and the queue full, or the server stopping.
@@ -75,6 +78,7 @@ public enum PipelineError: Error, Sendable, CustomStringConvertible {
             "\(path) is not a thumbcache cache directory (\(reason)); thumbcache only uses a new or empty directory, "
                 + "or one it made (marked by its CACHEDIR.TAG), so nothing in it was changed; choose another --cache-dir"
         case .invalidSize(let size): "invalid size \(size): use 1...\(ThumbnailRequest.maxSize)"
+        case .processing(let url, let error): "\(url): \(error)"
         case .trustedCAFile(let path, let reason): "cannot trust \(path): \(reason); give a PEM file of CA certificates"
         case .overloaded(let reason): "overloaded: \(reason); try again shortly"
         case .cancelled(let reason): "cancelled before it finished (\(reason)); ask again"
@@ -84,7 +88,7 @@ public enum PipelineError: Error, Sendable, CustomStringConvertible {
     /// Exit codes, documented in the README.
     public var exitCode: Int32 {
         switch self {
-        case .invalidSource, .invalidSize, .trustedCAFile: 64  // usage (as swift-argument-parser's validation errors)
+        case .invalidSource, .invalidSize, .trustedCAFile, .processing: 64  // usage (as swift-argument-parser's validation errors)
         case .network, .timeout, .tooManyRedirects, .redirectCycle: 3
         case .httpStatus, .invalidRedirect, .partialContent: 4
         case .notAnImage, .encodedBody, .fileNotFound, .fileUnreadable: 5

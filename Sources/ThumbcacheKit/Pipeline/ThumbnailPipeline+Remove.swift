@@ -3,7 +3,7 @@ import Foundation
 import ImageDecode
 
 extension ThumbnailPipeline {
-    /// Removes the entry of `source` (original and every thumbnail) from disk and memory: URLCache's
+    /// Removes the entry of `source` (original, every thumbnail and processed variant) from disk and memory: URLCache's
     /// `removeCachedResponse(for:)`. Returns whether anything was removed: a server's memory can hold thumbnails
     /// of a source whose disk entry is gone (evicted, or removed by `thumbcache rm` beside it).
     @discardableResult
@@ -14,15 +14,16 @@ extension ThumbnailPipeline {
             return true
         } ?? false
         store.remove(key: key)
+        let variantsRemoved = variants?.removeAll(ofSource: key) ?? 0
         var removedFromMemory = false
         for memoryKey in memory.keysInLruOrder where memoryKey.hasPrefix(key + "/") {
             memory.removeValue(forKey: memoryKey)
             removedFromMemory = true
         }
-        return existed || removedFromMemory
+        return existed || variantsRemoved > 0 || removedFromMemory
     }
 
-    /// Empties the disk and memory caches (every entry, original and thumbnails): URLCache's
+    /// Empties the disk and memory caches (every entry: original, thumbnails, processed variants): URLCache's
     /// `removeAllCachedResponses()`, and a running server's `POST /admin/purge-all`. The counters are kept
     /// (`clear()` also resets them). Returns what was removed.
     @discardableResult
@@ -30,8 +31,10 @@ extension ThumbnailPipeline {
         let (entries, bytes): (Int, Int64)
         do {
             (entries, bytes) = try store.cache.withAccess {
-                let counted = (store.cache.entryCount, store.cache.size)
+                // Processed variants belong to their sources' entries: their bytes are counted with them.
+                let counted = (store.cache.entryCount, store.cache.size + (variants?.cache.size ?? 0))
                 try store.cache.evictAll()
+                try variants?.cache.evictAll()
                 return counted
             }
         } catch let error as DiskLruError {

@@ -26,12 +26,14 @@ public final class ThumbnailPipeline: Sendable {
     public let configuration: PipelineConfiguration
     package let memory: MemoryCache<String, MemoryEntry>
     let store: ThumbnailStore
-    private let thumbnailer = Thumbnailer()
-    private let origins = Coalescer<String, Origin>()
-    private let renders = Coalescer<String, ThumbnailResult>()
+    /// Processed images on disk (`Rendition.processed`); nil when they are kept in memory only.
+    let variants: VariantStore?
+    let thumbnailer = Thumbnailer()
+    let origins = Coalescer<String, Origin>()
+    let renders = Coalescer<String, ThumbnailResult>()
     let unstored = UnstoredOriginals()
     private let httpFetcher = Locked<HTTPFetcher?>(nil)
-    private let sessionStats = Locked(CacheStats())
+    let sessionStats = Locked(CacheStats())
     private let statsURL: URL
     /// `downloads/`, beside `entries/`, so storing a download stays on one filesystem.
     private let downloads: URL
@@ -80,11 +82,17 @@ public final class ThumbnailPipeline: Sendable {
         } else {
             _ = try CacheDirectory.prepare(directory.url)
         }
+        let variantBudget = min(configuration.maxDiskSize, max(0, configuration.maxVariantDiskSize ?? configuration.maxDiskSize / 4))
         store = try ThumbnailStore(
-            directory: directory.entries, maxSize: configuration.maxDiskSize, ladder: configuration.ladder,
+            directory: directory.entries, maxSize: configuration.maxDiskSize - variantBudget, ladder: configuration.ladder,
             lockTimeout: configuration.lockTimeout, lockMode: configuration.lockMode, readOnly: configuration.readOnly,
             cleanup: configuration.inlineDiskTrim ? .inline : .background, shared: configuration.cacheRole.isShared,
             onLockWait: onLockWait)
+        variants = variantBudget > 0 && !configuration.readOnly
+            ? try VariantStore(directory: directory.variants, maxSize: variantBudget, lockTimeout: configuration.lockTimeout,
+                               lockMode: configuration.lockMode, readOnly: configuration.readOnly,
+                               cleanup: configuration.inlineDiskTrim ? .inline : .background)
+            : nil
         // Only reads `downloads/` when nothing is abandoned there, the usual case: a disk hit writes nothing.
         if !configuration.readOnly { DownloadFolder.removeAbandoned(in: downloads) }
     }
@@ -115,6 +123,15 @@ public final class ThumbnailPipeline: Sendable {
            let result = diskHit(source, key: key, memoryKey: memoryKey, size: size, fit: fit, format: format) {
             return result
         }
+        return try await settled(source, key: key, memoryKey: memoryKey, policy: policy) { origin in
+            try await self.render(origin, source: source, key: key, size: size, fit: fit, format: format)
+        }
+    }
+
+    /// The origin question settled for `source` (shared by concurrent requests), then `render` run once per
+    /// result (shared too), its result kept in memory: the part of a miss both renditions share.
+    func settled(_ source: ImageSource, key: String, memoryKey: String, policy: FetchPolicy,
+                 render: @escaping @Sendable (Origin) async throws -> ThumbnailResult) async throws(PipelineError) -> ThumbnailResult {
         do {
             let origin = try await settledOrigin(source, key: key, policy: policy)
             // The promised render place, if the render did not take it, goes back once this request is done.
@@ -122,9 +139,9 @@ public final class ThumbnailPipeline: Sendable {
             let renderKey = "\(memoryKey)|\(origin.metadata.responseTime)|\(origin.servedFrom.rawValue)"
             var result = try await renders.value(for: renderKey) {
                 let started = ContinuousClock.now
-                var result = try await self.render(origin, source: source, key: key, size: size, fit: fit, format: format)
+                var result = try await render(origin)
                 result.renderDuration = started.duration(to: .now)
-                result.contentDigest = SHA256Digest.hex(bytes: result.data)
+                if result.contentDigest == nil { result.contentDigest = SHA256Digest.hex(bytes: result.data) }
                 return result
             }
             let freshUntil: Date
@@ -220,11 +237,11 @@ public final class ThumbnailPipeline: Sendable {
         source.keyed(by: configuration.cacheKeyRule)
     }
 
-    private static func memoryKey(_ key: String, size: Int, fit: FitMode, format: ImageFormat?) -> String {
-        "\(key)/\(size)\(fit == .cover ? "c" : "")/\(format?.rawValue ?? "auto")"
+    static func memoryKey(_ key: String, size: Int, fit: FitMode, format: ImageFormat?) -> String {
+        "\(key)/" + Rendition.thumbnail(size: size, fit: fit).memoryKeySuffix(format: format)
     }
 
-    private func memoryHit(_ memoryKey: String, acceptingStale: Bool) -> ThumbnailResult? {
+    func memoryHit(_ memoryKey: String, acceptingStale: Bool) -> ThumbnailResult? {
         guard let hit = memory.value(forKey: memoryKey), acceptingStale || hit.freshUntil > Date() else { return nil }
         var result = hit.thumbnail
         (result.servedFrom, result.bytesDownloaded, result.rendered, result.staleBecause) = (.memory, 0, false, nil)
@@ -255,7 +272,7 @@ public final class ThumbnailPipeline: Sendable {
     /// Counters over every process that used this cache directory, plus its current size.
     public func statistics() -> (stats: CacheStats, entries: Int, bytes: Int64, maxBytes: Int64) {
         let total = CacheStats.load(from: statsURL) + sessionStats.withLock { $0 }
-        return (total, store.cache.entryCount, store.cache.size, configuration.maxDiskSize)
+        return (total, store.cache.entryCount, store.cache.size + (variants?.cache.size ?? 0), configuration.maxDiskSize)
     }
 
     /// Removes every cached entry (`removeAll()`) and resets the counters.
@@ -276,6 +293,7 @@ public final class ThumbnailPipeline: Sendable {
             try? store.cache.withAccess { (CacheStats.load(from: statsURL) + session).save(to: statsURL) }
         }
         try? store.cache.close()
+        try? variants?.cache.close()
         unstored.removeAll()
         downloadFolder.withLock { $0 = nil }
         let fetcher = httpFetcher.withLock { fetcher in
@@ -287,13 +305,13 @@ public final class ThumbnailPipeline: Sendable {
 
     // MARK: - Origin
 
-    private func resolveOrigin(_ source: ImageSource, key: String, policy: FetchPolicy) async throws(PipelineError) -> Origin {
+    func resolveOrigin(_ source: ImageSource, key: String, policy: FetchPolicy) async throws(PipelineError) -> Origin {
         var stored = try store.entry(forKey: key)
         if let damaged = stored, !damaged.originalIsIntact {
             // Shorter than recorded, or not a readable file: it would fail every new size (and a 304 would keep
             // it), so the entry goes and the source is fetched whole.
             damaged.snapshot.close()
-            store.remove(key: key)
+            removeEntry(key)
             stored = nil
         }
         if let stored {
@@ -339,7 +357,7 @@ public final class ThumbnailPipeline: Sendable {
             metadata.headers.merge(headers) { _, new in new }
             (metadata.requestTime, metadata.responseTime) = (requestTime.timeIntervalSince1970, responseTime.timeIntervalSince1970)
             if let refusal = Storability.refusal(metadata.headers, setsCookie: setsCookie, role: configuration.cacheRole) {
-                store.remove(key: key)
+                removeEntry(key)
                 return Origin(metadata: metadata, servedFrom: .revalidated, downloaded: nil, downloadedBytes: 0,
                               uncacheable: refusal, entry: stored)
             }
@@ -365,7 +383,7 @@ public final class ThumbnailPipeline: Sendable {
                                   entry: stored)
                 }
                 // A new original: the old entry, thumbnails included, is outdated (and must go if no-store).
-                if !storable { store.remove(key: key) }
+                if !storable { removeEntry(key) }
             }
             return Origin(metadata: metadata, servedFrom: .network, downloaded: original, downloadedBytes: original.byteCount,
                           uncacheable: uncacheable, entry: nil)
@@ -488,9 +506,24 @@ public final class ThumbnailPipeline: Sendable {
         original.alpha ? .png : .jpeg
     }
 
+    /// Removes a source's entry and its processed variants from disk.
+    func removeEntry(_ key: String) {
+        store.remove(key: key)
+        variants?.removeAll(ofSource: key)
+    }
+
+    /// Stores a downloaded original (with a ladder thumbnail of it, if any); a new original makes the source's
+    /// stored variants outdated, so they go. A variant rendered from the old original and stored after this is
+    /// still refused when read if the originals' lengths differ (`VariantStore.stored`).
+    func saveOriginal(_ downloaded: FetchedOriginal, of origin: Origin, key: String, thumbnail: StoredThumbnail?) throws(PipelineError) -> Int {
+        let saved = try store.save(key: key, metadata: origin.metadata, original: downloaded, thumbnail: thumbnail)
+        if saved.newOriginal { variants?.removeAll(ofSource: key) }
+        return saved.bytes
+    }
+
     /// Stores a new thumbnail (with its original, if just downloaded). A failure to store (a full disk) does
     /// not fail the request: the thumbnail is good, and the result says why it was not cached.
-    private func keep(_ thumbnail: Thumbnail, of origin: Origin, key: String, size: Int, fit: FitMode, format: ImageFormat?)
+    func keep(_ thumbnail: Thumbnail, of origin: Origin, key: String, size: Int, fit: FitMode, format: ImageFormat?)
         -> (stored: Int, notCachedBecause: String?)
     {
         guard origin.storable else { return (0, nil) }
@@ -499,7 +532,7 @@ public final class ThumbnailPipeline: Sendable {
             ? StoredThumbnail(size: size, format: thumbnail.format, data: thumbnail.data) : nil
         do throws(PipelineError) {
             if let downloaded = origin.downloaded {
-                return (try store.save(key: key, metadata: origin.metadata, original: downloaded, thumbnail: keep), nil)
+                return (try saveOriginal(downloaded, of: origin, key: key, thumbnail: keep), nil)
             } else if let keep {
                 return (try store.addVariant(key: key, fetchedAt: origin.metadata.responseTime, thumbnail: keep), nil)
             }

@@ -7,7 +7,7 @@ import Foundation
 /// layout and journal show it is one. Anything else is refused untouched: thumbcache deletes only files it can
 /// prove are its own.
 ///
-/// Layout: `CACHEDIR.TAG`, `entries/` (DiskLru), `downloads/` (one folder per running process), `stats.json`.
+/// Layout: `CACHEDIR.TAG`, `entries/` (DiskLru), `variants/` (DiskLru), `downloads/` (one folder per running process), `stats.json`.
 public struct CacheDirectory: Sendable {
     public static let markerName = "CACHEDIR.TAG"
     static let signature = "Signature: 8a477f597d28d172789f06886806bc55"
@@ -18,12 +18,14 @@ public struct CacheDirectory: Sendable {
 
         """
     /// Every name thumbcache writes in the root.
-    static let ownNames: Set<String> = [markerName, "entries", "downloads", "stats.json"]
+    static let ownNames: Set<String> = [markerName, "entries", "variants", "downloads", "stats.json"]
     /// The appVersions this program and its earlier versions wrote in `entries/journal`.
     static let knownAppVersions = 1...ThumbnailStore.appVersion
 
     public let url: URL
     var entries: URL { url.appendingPathComponent("entries") }
+    /// Processed images (`VariantStore`), a DiskLru of their own.
+    var variants: URL { url.appendingPathComponent("variants") }
     var downloads: URL { url.appendingPathComponent("downloads") }
     var stats: URL { url.appendingPathComponent("stats.json") }
 

@@ -168,6 +168,22 @@ final class ThumbnailStore: Sendable {
         }
     }
 
+    /// The entry's record (metadata, until when fresh) when it is fresh at `now`; only its metadata value is
+    /// opened, and not even that when the entry's state is known (`KnownEntries`). What a variant's disk hit asks.
+    func freshState(key: String, now: Date) throws(PipelineError) -> KnownEntries.Known? {
+        let remembered = known.known(key)
+        do {
+            guard let snapshot = try cache.snapshot(forKey: key, opening: { sequenceNumber in
+                sequenceNumber == remembered?.sequenceNumber ? [] : [Self.metadataIndex]
+            }) else { return nil }
+            defer { snapshot.close() }
+            guard let entry = try knownState(of: snapshot, now: now), entry.isFresh(at: now) else { return nil }
+            return entry
+        } catch {
+            throw .cache(error)
+        }
+    }
+
     /// A thumbnail read by `storedThumbnail`, with what its answer needs.
     struct StoredHit: Sendable {
         let data: Data
@@ -202,9 +218,10 @@ final class ThumbnailStore: Sendable {
 
     /// Stores a freshly fetched original (dropping every thumbnail of the previous one), or, when
     /// `metadata` belongs to the stored fetch already, just adds the thumbnail.
-    /// Returns the bytes written.
+    /// Returns the bytes written, and whether the original was written (else only a thumbnail was added).
     @discardableResult
-    func save(key: String, metadata: CacheMetadata, original: FetchedOriginal, thumbnail: StoredThumbnail?) throws(PipelineError) -> Int {
+    func save(key: String, metadata: CacheMetadata, original: FetchedOriginal, thumbnail: StoredThumbnail?) throws(PipelineError)
+        -> (bytes: Int, newOriginal: Bool) {
         writeLock.lock()
         defer { writeLock.unlock() }
         try beginAccess()
@@ -213,8 +230,8 @@ final class ThumbnailStore: Sendable {
             let current = try entry(forKey: key)
             defer { current?.snapshot.close() }
             if let current, current.metadata.responseTime == metadata.responseTime, current.metadata.url == metadata.url {
-                guard let thumbnail else { return 0 }
-                return try addVariantLocked(key: key, current: current, thumbnail: thumbnail)
+                guard let thumbnail else { return (0, false) }
+                return (try addVariantLocked(key: key, current: current, thumbnail: thumbnail), false)
             }
             var stored = metadata
             // Every value is written, so a previous original's thumbnails become empty values.
@@ -240,7 +257,7 @@ final class ThumbnailStore: Sendable {
                 editor.abortUnlessCommitted()
                 throw error
             }
-            return values.reduce(original.byteCount) { $0 + $1.count }
+            return (values.reduce(original.byteCount) { $0 + $1.count }, true)
         } catch let error as PipelineError {
             throw error
         } catch let error as DiskLruError {

@@ -31,7 +31,7 @@ struct AccessLog: Sendable {
 
     static func loggedPath(_ path: String) -> LoggedPath {
         let bytes = path.utf8
-        guard bytes.first == UInt8(ascii: "/"), bytes.lazy.filter({ $0 == UInt8(ascii: "/") }).count == 4,
+        guard bytes.first == UInt8(ascii: "/"), bytes.lazy.filter({ $0 == UInt8(ascii: "/") }).count >= 3,
               let second = bytes.dropFirst().firstIndex(of: UInt8(ascii: "/")) else { return (path, false) }
         let first = path[path.index(after: path.startIndex)..<second]
         guard first != "admin", first != "demo" else { return (path, false) }

@@ -1,5 +1,6 @@
 import Foundation
 import ImageDecode
+import Processing
 import ThumbcacheKit
 
 /// Everything `thumbcache serve` is configured by (flags and `THUMBCACHE_*` variables, see `ServeCommand`).
@@ -15,6 +16,14 @@ public struct ServeConfiguration: Sendable {
     /// HMAC key and salt; nil key: signing off (the signature segment must be `unsafe`).
     public var key: Data?
     public var salt = Data()
+    /// More key/salt pairs whose signatures are accepted too, so a key can be rotated without downtime (`--key`
+    /// and `--salt` given several times); `key`/`salt` is the pair that signs.
+    public var additionalKeys: [URLSigner.KeyPair] = []
+    /// Named option lists for processing URLs (`pr:NAME`); one named `default` applies to every processing URL.
+    public var presets = Presets()
+    /// Processing URLs may hold presets only: a finite set of images per source, which nobody can fill the cache
+    /// with variants of.
+    public var onlyPresets = false
     /// Allows a non-loopback bind without a key: an open image proxy.
     public var allowUnsigned = false
     public var maxSize = 2048
@@ -58,6 +67,12 @@ public struct ServeConfiguration: Sendable {
     public var memoryPressureFile: String? = "/proc/pressure/memory"
 
     public init() {}
+
+    /// Every pair that verifies signatures, the signing one first.
+    var signingKeys: [URLSigner.KeyPair] {
+        guard let key else { return [] }
+        return [URLSigner.KeyPair(key: key, salt: salt)] + additionalKeys
+    }
 
     // The accepted range of each numeric setting: `thumbcache serve` checks its flags and variables against
     // them (exit 64), `problem()` a configuration built in code.

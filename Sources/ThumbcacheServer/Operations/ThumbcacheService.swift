@@ -28,6 +28,8 @@ public struct ThumbcacheService: Sendable {
         pipelineConfiguration.renderGate = limiter
         pipelineConfiguration.sourcePolicy = configuration.sourcePolicy
         pipelineConfiguration.cacheRole = .shared(ignoringSetCookie: configuration.ignoreSetCookie)
+        // `--max-size` bounds a processed image too, after dpr, zoom, enlarge, extend and padding.
+        pipelineConfiguration.maxResultSide = configuration.maxSize
         // Every download the limiter admits has a connection of its own, whatever the others on its origin do.
         pipelineConfiguration.maxConnectionsPerHost = max(pipelineConfiguration.maxConnectionsPerHost,
                                                           configuration.workers + configuration.queue)

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import Processing
 import Hummingbird
 import ThumbcacheKit
 
@@ -43,6 +44,9 @@ public struct ServeError: Error, Sendable, Equatable {
         switch error {
         case .invalidSource, .invalidSize:
             self.init(status: .badRequest, code: "bad_source", message: message)
+        case .processing(_, let refusal):
+            self.init(refusal)
+            self.message = message
         case .sourceRefused(let url, let reason) where !revealingRefusals:
             self.init(status: .forbidden, code: "source_refused", message: Self.refusalMessage(url: url, reason: reason))
         case .sourceRefused, .fileNotFound, .fileUnreadable:
@@ -69,6 +73,27 @@ public struct ServeError: Error, Sendable, Equatable {
             self.init(status: .serviceUnavailable, code: "cancelled", message: message, retryAfter: 1)
         case .cache, .notACacheDirectory, .trustedCAFile:
             self.init(status: .internalServerError, code: "internal", message: message)
+        }
+    }
+
+    /// A processing URL's refusal, with imgproxy's statuses: an expired URL is 404 (it names nothing that exists
+    /// any more), everything else 400 naming the option or argument to change.
+    public init(_ error: ProcessingError) {
+        let code = switch error {
+        case .unknownOption: "unknown_option"
+        case .badArgument: "bad_argument"
+        case .notSupported: "not_supported"
+        case .onlyPresets: "only_presets"
+        case .unknownPreset: "unknown_preset"
+        case .badPreset: "bad_preset"
+        case .badPath: "bad_request"
+        case .expired: "expired"
+        case .resultTooLarge: "result_too_large"
+        }
+        if case .expired = error {
+            self.init(status: .notFound, code: code, message: error.description)
+        } else {
+            self.init(status: .badRequest, code: code, message: error.description)
         }
     }
 

@@ -14,6 +14,8 @@ import ThumbcacheKit
 ///
 /// - `GET|HEAD /<signature>/<size>/<fit>/<source>[.<format>]`: a thumbnail (see `ThumbnailPath`); without a
 ///   format, one negotiated from `Accept` (see `AcceptNegotiation`), sent with `Vary: Accept`.
+/// - `GET|HEAD /<signature>/<option>/…/<source>`: imgproxy's processing URLs (see `ProcessingPath`), told apart
+///   from the short grammar by `PathGrammar`.
 /// - `GET|HEAD /healthz`: `ok`, or 503 while stopping. `GET|HEAD /metrics`: Prometheus text (unless moved to its own
 ///   port).
 /// - `POST /admin/purge/<source>` and `POST /admin/purge-all` with `Authorization: Bearer <token>`, only with an
@@ -38,9 +40,10 @@ public final class ThumbcacheEndpoints: Sendable {
         self.pipeline = pipeline
         self.limiter = limiter
         self.metrics = metrics
-        signer = URLSigner(key: configuration.key, salt: configuration.salt)
+        signer = URLSigner(pairs: configuration.signingKeys)
         responder = ThumbnailResponder(minTTL: configuration.minTTL, maxTTL: configuration.maxTTL)
-        checks = ThumbnailChecks(signer: signer, maxSize: configuration.maxSize)
+        checks = ThumbnailChecks(signer: signer, maxSize: configuration.maxSize, presets: configuration.presets,
+                                 onlyPresets: configuration.onlyPresets)
         accessLog = AccessLog(format: configuration.logFormat, metrics: metrics)
         connections = OpenConnections(maximum: configuration.maxConnections)
     }
@@ -100,10 +103,10 @@ public final class ThumbcacheEndpoints: Sendable {
             guard !isStopping else { throw ServeError.unavailable("stopping", "the server is shutting down") }
             let check = try checks.check(target: request.head.path ?? "", accept: request.headers[.accept])
             let result: ThumbnailResult
-            if let hit = pipeline.memoryHit(for: check.source, size: check.path.size, fit: check.path.fit, format: check.format) {
+            if let hit = pipeline.memoryHit(for: check.source, check.rendition, format: check.format) {
                 metrics.memoryHitAnswered(fromBytes: false)
                 result = hit
-            } else if let hit = pipeline.diskHit(for: check.source, size: check.path.size, fit: check.path.fit, format: check.format) {
+            } else if let hit = pipeline.diskHit(for: check.source, check.rendition, format: check.format) {
                 // A fresh stored thumbnail is a read from the page cache, far shorter than any deadline: answered
                 // before the deadline's two tasks and timer (and the pipeline's coalescers) are set up.
                 result = hit
@@ -112,7 +115,7 @@ public final class ThumbcacheEndpoints: Sendable {
             }
             metrics.thumbnail(result)
             return responder.answer(for: result, requestHeaders: request.headers, negotiated: check.negotiated,
-                                    elapsed: started.duration(to: .now))
+                                    disposition: check.disposition, elapsed: started.duration(to: .now))
         } catch {
             if let reason = error.refusalReason { metrics.refused(reason) }
             return error.answer
@@ -131,16 +134,15 @@ public final class ThumbcacheEndpoints: Sendable {
               let check = try? checks.check(target: path, accept: headers[.accept]),
               // A disk hit whose bytes are in the page cache is answered here too: reading them does not block
               // (`waitingForDisk: false`); one that would wait for the disk goes to the router, off the event loop.
-              let result = pipeline.memoryHit(for: check.source, size: check.path.size, fit: check.path.fit, format: check.format)
-                ?? pipeline.diskHit(for: check.source, size: check.path.size, fit: check.path.fit, format: check.format,
-                                    waitingForDisk: false)
+              let result = pipeline.memoryHit(for: check.source, check.rendition, format: check.format)
+                ?? pipeline.diskHit(for: check.source, check.rendition, format: check.format, waitingForDisk: false)
         else { return nil }
         metrics.thumbnail(result)
         let (second, date) = AnswerHead.date.current
         if headers[.ifNoneMatch] == nil, headers[.ifModifiedSince] == nil,
            let facts = PreparedHeads.Facts(result, negotiated: check.negotiated, serverName: serverName),
            let prepared = check.heads.head(for: facts, second: second, make: {
-               preparedHead(result, facts: facts, second: second, date: date, allocator: allocator)
+               preparedHead(result, facts: facts, disposition: check.disposition, second: second, date: date, allocator: allocator)
            }) {
             let timing = responder.serverTiming(result, elapsed: started.duration(to: .now))
             var head = allocator.buffer(capacity: prepared.beforeTiming.readableBytes + prepared.afterTiming.readableBytes
@@ -152,7 +154,7 @@ public final class ThumbcacheEndpoints: Sendable {
                               served: result.servedFrom.rawValue, loggedPath: check.loggedPath)
         }
         let answer = responder.answer(for: result, requestHeaders: headers, negotiated: check.negotiated,
-                                      elapsed: started.duration(to: .now), second: second)
+                                      disposition: check.disposition, elapsed: started.duration(to: .now), second: second)
         var head = allocator.buffer(capacity: 512)
         AnswerHead.write(status: answer.status, fields: answer.headers, serverName: serverName, date: date, into: &head)
         return WireAnswer(head: head, body: method == .head ? nil : answer.body, status: answer.status.code,
@@ -160,10 +162,10 @@ public final class ThumbcacheEndpoints: Sendable {
     }
 
     /// The head of the unconditional answer to `result` this second, cut around `Server-Timing`.
-    private func preparedHead(_ result: ThumbnailResult, facts: PreparedHeads.Facts, second: Int, date: String,
-                              allocator: ByteBufferAllocator) -> PreparedHeads.Head? {
-        let answer = responder.answer(for: result, requestHeaders: [:], negotiated: facts.negotiated, elapsed: .zero,
-                                      second: second)
+    private func preparedHead(_ result: ThumbnailResult, facts: PreparedHeads.Facts, disposition: ContentDisposition?,
+                              second: Int, date: String, allocator: ByteBufferAllocator) -> PreparedHeads.Head? {
+        let answer = responder.answer(for: result, requestHeaders: [:], negotiated: facts.negotiated,
+                                      disposition: disposition, elapsed: .zero, second: second)
         var (before, after) = (allocator.buffer(capacity: 384), allocator.buffer(capacity: 128))
         guard AnswerHead.write(status: answer.status, fields: answer.headers, serverName: facts.serverName, date: date,
                                splitAt: ThumbnailResponder.serverTimingField, before: &before, after: &after)
@@ -189,8 +191,8 @@ public final class ThumbcacheEndpoints: Sendable {
         do {
             return try await withThrowingTaskGroup(of: ThumbnailResult?.self) { group in
                 group.addTask {
-                    try await pipeline.thumbnail(for: check.source, size: check.path.size, fit: check.path.fit,
-                                                 format: check.format, lookingInMemory: false, lookingOnDisk: false)
+                    try await pipeline.result(for: check.source, check.rendition, format: check.format,
+                                              lookingInMemory: false, lookingOnDisk: false)
                 }
                 group.addTask {
                     try await Task.sleep(for: timeout)

@@ -1,48 +1,62 @@
+import Foundation
 import ImageDecode
+import Processing
 import ThumbcacheKit
 
 /// A thumbnail request that passed the one check both ways of answering use (`ThumbnailChecks.check`): its path
-/// parsed (`ThumbnailPath`), its signature accepted, its source parsed and allowed to be asked for
-/// (`ThumbcacheEndpoints.source`), and the format chosen (the path's, else negotiated from `Accept`).
+/// parsed in either grammar (`ThumbnailPath`, or imgproxy's `ProcessingPath`), its signature accepted, an
+/// `expires` option not passed, its source parsed and allowed to be asked for (`ThumbcacheEndpoints.source`), and
+/// the format chosen (the path's, else negotiated from `Accept`).
 struct ThumbnailCheck: Sendable {
-    let path: ThumbnailPath
+    let rendition: Rendition
     let source: ImageSource
     /// The format to render (nil: the source's own, as the pipeline decides).
     let format: ImageFormat?
+    /// The format came from `Accept`, so the answer varies on it.
+    let negotiated: Bool
+    /// `Content-Disposition` as the processing options ask for it (`fn`, `att`); nil: none is sent.
+    let disposition: ContentDisposition?
     /// The path's memory-hit heads, kept with the path's check.
     let heads: PreparedHeads
     /// The path as the access log writes it (`AccessLog.loggedPath`).
     let loggedPath: AccessLog.LoggedPath
-
-    /// The format came from `Accept`, so the answer varies on it.
-    var negotiated: Bool { path.format == nil }
 }
 
 /// The check of a thumbnail request, with what it found for each recent path remembered (only paths that pass: a
 /// refused path caches nothing, so junk cannot push hot paths out of the memo): a hot
 /// thumbnail's path is parsed, its HMAC computed and its source normalised once, not on every hit (they were a
 /// large part of a memory hit's own cost: docs/benchmarks.md, `thumbcache serve`); a request the wire passes on
-/// to the router after a miss is not checked again there.
+/// to the router after a miss is not checked again there. Only the `expires` time is looked at on every request.
 final class ThumbnailChecks: Sendable {
     private let signer: URLSigner
     private let maxSize: Int
+    private let presets: Presets
+    private let onlyPresets: Bool
     /// Each remembered path is counted with the most its prepared heads can hold: at most about 40 MiB in all.
     private let known = MemoryCache<String, Checked>(limits: .init(totalCost: 40 << 20, count: 10_000))
 
     private struct Checked: Sendable {
-        let path: ThumbnailPath
+        let rendition: Rendition
         let source: ImageSource
+        /// The path's own format (an extension, `f:`); nil: negotiated per request, when `negotiates`.
+        let format: ImageFormat?
+        /// `raw` answers the original whatever `Accept` says.
+        let negotiates: Bool
+        let expires: Int64?
+        let disposition: ContentDisposition?
         let heads = PreparedHeads()
         let loggedPath: AccessLog.LoggedPath
     }
 
-    init(signer: URLSigner, maxSize: Int) {
+    init(signer: URLSigner, maxSize: Int, presets: Presets = Presets(), onlyPresets: Bool = false) {
         self.signer = signer
         self.maxSize = maxSize
+        self.presets = presets
+        self.onlyPresets = onlyPresets
     }
 
     /// `target`: the request target as sent (a query is ignored); `accept`: the `Accept` field.
-    func check(target: String, accept: String?) throws(ServeError) -> ThumbnailCheck {
+    func check(target: String, accept: String?, now: Int64 = Int64(time(nil))) throws(ServeError) -> ThumbnailCheck {
         let path = Self.path(ofTarget: target)
         let checked: Checked
         if let remembered = known.value(forKey: path) {
@@ -51,22 +65,48 @@ final class ThumbnailChecks: Sendable {
             checked = try check(path)
             known.set(checked, forKey: path, cost: path.utf8.count * 2 + PreparedHeads.maximumBytes)
         }
-        return ThumbnailCheck(path: checked.path, source: checked.source,
-                              format: checked.path.format ?? AcceptNegotiation(accept).format, heads: checked.heads,
-                              loggedPath: checked.loggedPath)
+        // imgproxy: 0 or less never expires.
+        if let expires = checked.expires, expires > 0, expires < now { throw ServeError(ProcessingError.expired(at: expires)) }
+        return ThumbnailCheck(rendition: checked.rendition, source: checked.source,
+                              format: checked.negotiates ? AcceptNegotiation(accept).format : checked.format,
+                              negotiated: checked.negotiates,
+                              disposition: checked.disposition, heads: checked.heads, loggedPath: checked.loggedPath)
     }
 
     private func check(_ path: String) throws(ServeError) -> Checked {
         guard path.utf8.first == UInt8(ascii: "/") else { throw .badRequest("the path must start with /") }
         let segments = path.utf8.dropFirst().split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
             .map { Substring($0) }
-        let parsed = try ThumbnailPath(segments: segments, maxSize: maxSize)
-        guard signer.accepts(parsed.signature, for: parsed.signedPart) else {
-            throw .forbidden("bad_signature", signer.isSigning
-                ? "the signature does not match this path and the server's key"
-                : "signing is off: the signature segment must be \(URLSigner.unsigned)")
+        switch PathGrammar(segments: segments) {
+        case .shortThumbnail:
+            let parsed = try ThumbnailPath(segments: segments, maxSize: maxSize)
+            guard signer.accepts(parsed.signature, for: parsed.signedPart) else { throw badSignature }
+            return Checked(rendition: .thumbnail(size: parsed.size, fit: parsed.fit),
+                           source: try ThumbcacheEndpoints.source(parsed.source), format: parsed.format,
+                           negotiates: parsed.format == nil, expires: nil,
+                           disposition: nil, loggedPath: AccessLog.loggedPath(path))
+        case .processing:
+            let parsed: ProcessingPath
+            do { parsed = try ProcessingPath(segments: segments, presets: presets, onlyPresets: onlyPresets) } catch {
+                throw ServeError(error)
+            }
+            // Without a key the signature segment may hold anything, as imgproxy has it.
+            guard !signer.isSigning || signer.accepts(parsed.signature, for: parsed.signedPart) else { throw badSignature }
+            let options = parsed.options
+            let disposition = options.filename != nil || options.returnAttachment
+                ? ContentDisposition(filename: options.filename, attachment: options.returnAttachment, source: parsed.source)
+                : nil
+            return Checked(rendition: .processed(options), source: try ThumbcacheEndpoints.source(parsed.source),
+                           format: options.format, negotiates: options.format == nil && !options.raw,
+                           expires: options.expires, disposition: disposition,
+                           loggedPath: AccessLog.loggedPath(path))
         }
-        return Checked(path: parsed, source: try ThumbcacheEndpoints.source(parsed.source), loggedPath: AccessLog.loggedPath(path))
+    }
+
+    private var badSignature: ServeError {
+        .forbidden("bad_signature", signer.isSigning
+            ? "the signature does not match this path and the server's key"
+            : "signing is off: the signature segment must be \(URLSigner.unsigned)")
     }
 
     /// The target's path: everything before a query or a fragment, by bytes (searching Characters was a measurable

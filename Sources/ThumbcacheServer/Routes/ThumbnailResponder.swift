@@ -14,11 +14,11 @@ struct ThumbnailResponder: Sendable {
     var minTTL: Int
     var maxTTL: Int
 
-    /// `negotiated`: the format came from `Accept`, so shared caches must key on it (`Vary: Accept`, on the
+    /// `disposition`: the processing URL's `fn`/`att`, sent with a 200. `negotiated`: the format came from `Accept`, so shared caches must key on it (`Vary: Accept`, on the
     /// 304 too); a URL with an extension answers the same to every client and sends no `Vary`. `second`: now, in
     /// whole seconds since 1970, the clock of the `Date` field the answer is sent with.
-    func answer(for result: ThumbnailResult, requestHeaders: HTTPFields, negotiated: Bool, elapsed: Duration,
-                second: Int = Int(time(nil))) -> ServerAnswer {
+    func answer(for result: ThumbnailResult, requestHeaders: HTTPFields, negotiated: Bool,
+                disposition: ContentDisposition? = nil, elapsed: Duration, second: Int = Int(time(nil))) -> ServerAnswer {
         let etag = "\"" + (result.contentDigest ?? SHA256Digest.hex(bytes: result.data)).prefix(32) + "\""
         var headers: HTTPFields = [
             .eTag: etag,
@@ -32,6 +32,7 @@ struct ThumbnailResponder: Sendable {
             return ServerAnswer(status: .notModified, headers: headers, body: nil, served: result.servedFrom.rawValue)
         }
         headers[.contentType] = result.format.mimeType
+        if let disposition { headers[.contentDisposition] = disposition.value(for: result.format) }
         headers[.contentLength] = String(result.data.count)
         return ServerAnswer(status: .ok, headers: headers, body: ByteBuffer(bytes: result.data), served: result.servedFrom.rawValue)
     }

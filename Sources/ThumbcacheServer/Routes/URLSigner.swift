@@ -3,34 +3,57 @@ import Foundation
 import ThumbcacheKit
 
 /// imgproxy's URL signature: base64url(HMAC-SHA256(key, salt + path)), the path being everything after the
-/// signature segment. Without a key, only the literal `unsafe` is accepted; with one, `unsafe` is refused.
+/// signature segment. Several key/salt pairs may be configured so keys rotate without downtime: paths are signed
+/// with the first, and a signature by any of them is accepted (imgproxy's comma-separated `IMGPROXY_KEY`/`SALT`).
+/// Without a key, the short grammar accepts only the literal `unsafe`; the processing grammar accepts anything,
+/// as imgproxy does (`acceptsUnsigned`).
 public struct URLSigner: Sendable {
     public static let unsigned = "unsafe"
 
-    private let key: SymmetricKey?
-    private let salt: Data
+    /// One key and its salt.
+    public struct KeyPair: Sendable, Equatable {
+        public var key: Data
+        public var salt: Data
+
+        public init(key: Data, salt: Data = Data()) {
+            (self.key, self.salt) = (key, salt)
+        }
+    }
+
+    private let pairs: [(key: SymmetricKey, salt: Data)]
 
     /// `key` nil: signing is off.
     public init(key: Data?, salt: Data = Data()) {
-        self.key = key.map { SymmetricKey(data: $0) }
-        self.salt = salt
+        self.init(pairs: key.map { [KeyPair(key: $0, salt: salt)] } ?? [])
     }
 
-    public var isSigning: Bool { key != nil }
+    /// No pairs: signing is off. The first pair signs; every pair verifies.
+    public init(pairs: [KeyPair]) {
+        self.pairs = pairs.map { (SymmetricKey(data: $0.key), $0.salt) }
+    }
 
-    /// The signature segment for `signedPart` (`/<size>/<fit>/<source>[.<format>]`).
+    public var isSigning: Bool { !pairs.isEmpty }
+
+    /// The signature segment for `signedPart` (everything after the signature, leading "/" included).
     public func signature(for signedPart: String) -> String {
-        guard let key else { return Self.unsigned }
-        return Base64URL.encode(HMAC<SHA256>.authenticationCode(for: salt + Data(signedPart.utf8), using: key))
+        guard let first = pairs.first else { return Self.unsigned }
+        return Base64URL.encode(HMAC<SHA256>.authenticationCode(for: first.salt + Data(signedPart.utf8), using: first.key))
     }
 
-    /// Whether `signature` is right for `signedPart`; the MAC comparison takes constant time.
+    /// Whether `signature` is right for `signedPart` under some pair; each MAC comparison takes constant time.
+    /// Without a key only `unsafe` passes (the short grammar's rule).
     public func accepts(_ signature: String, for signedPart: String) -> Bool {
-        guard let key else { return signature == Self.unsigned }
+        guard isSigning else { return signature == Self.unsigned }
         // Only the canonical spelling: base64 ignores the unused low bits of the last digit, so without this
         // check several signatures would be accepted for one path.
         guard let mac = Base64URL.decode(signature[...]), Base64URL.encode(mac) == signature else { return false }
-        return HMAC<SHA256>.isValidAuthenticationCode(mac, authenticating: salt + Data(signedPart.utf8), using: key)
+        let message = Data(signedPart.utf8)
+        // Every pair is tried, so the time taken does not say which pair (if any) matched.
+        var matched = false
+        for pair in pairs where HMAC<SHA256>.isValidAuthenticationCode(mac, authenticating: pair.salt + message, using: pair.key) {
+            matched = true
+        }
+        return matched
     }
 
     /// Bytes from hex (`--key`, `--salt`); nil when it is not an even number of hex digits.

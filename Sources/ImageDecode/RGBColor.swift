@@ -1,4 +1,5 @@
-/// A background colour: `bg:R:G:B` or `bg:hex` (3 or 6 hex digits), as imgproxy reads them.
+/// An opaque colour (imgproxy's `background`: `bg:R:G:B` or `bg:hex`, 3 or 6 hex digits). In ImageDecode because
+/// the renderer fills with it; Processing re-exports it.
 public struct RGBColor: Sendable, Hashable {
     public var red: UInt8
     public var green: UInt8

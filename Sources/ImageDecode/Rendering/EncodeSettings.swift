@@ -1,0 +1,37 @@
+import Foundation
+
+/// How a rendered image is written: format, quality, and an optional size limit (imgproxy's `max_bytes`).
+public struct EncodeSettings: Sendable, Hashable {
+    public var format: ImageFormat
+    /// 1…100 for JPEG, WebP and AVIF; PNG is lossless and ignores it.
+    public var quality: Int
+    /// > 0: lower the quality until the bytes fit (JPEG, WebP, AVIF; PNG ignores it, as imgproxy does).
+    public var maxBytes: Int
+
+    public init(format: ImageFormat, quality: Int = ImageEncoder.defaultQuality, maxBytes: Int = 0) {
+        (self.format, self.quality, self.maxBytes) = (format, quality, maxBytes)
+    }
+
+    /// The lowest quality `max_bytes` steps down to; what is encoded there is answered even when too large.
+    public static let maxBytesQualityFloor = 10
+
+    /// Encodes `image`, stepping the quality down as imgproxy's `saveImageToFitBytes` does: by a quarter when
+    /// the result is within 1.5× of the limit, a half within 3×, three quarters beyond, until it fits or the
+    /// quality is at most 10. Returns the bytes and the quality they were written at.
+    public func encode(_ image: PixelBuffer) throws(ImageDecodeError) -> (data: Data, quality: Int) {
+        guard format.isEncodable else { throw .invalidRequest(ImageEncoder.unwritable(format)) }
+        guard (1...100).contains(quality) else {
+            throw .invalidRequest("quality must be between 1 and 100, got \(quality)")
+        }
+        var quality = self.quality
+        while true {
+            let data = try ImageEncoder.encode(image, as: format, quality: quality)
+            guard maxBytes > 0, format != .png, data.count > maxBytes, quality > Self.maxBytesQualityFloor else {
+                return (data, quality)
+            }
+            let over = Double(data.count) / Double(maxBytes)
+            let factor = over > 3 ? 0.25 : over > 1.5 ? 0.5 : 0.75
+            quality = max(1, Int(Double(quality) * factor))
+        }
+    }
+}

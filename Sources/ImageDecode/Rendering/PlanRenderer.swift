@@ -1,0 +1,106 @@
+/// Renders a `ProcessingPlan` (imgproxy's geometry) and `RenderEffects` into pixels. Data flows one way:
+/// decode only the rows and columns the result needs (with shrink-on-load) -> resize -> sRGB -> orient and
+/// rotate -> smart crop, if asked -> filters -> canvas (extend, padding) -> flatten onto the background.
+/// Stateless and Sendable; every call owns its decoder, so calls may run concurrently.
+public struct PlanRenderer: Sendable {
+    public init() {}
+
+    /// Renders `plan`, worked out against the original's upright size, from `input`: the original, or a smaller
+    /// stored copy of it (a ladder thumbnail, already upright, without EXIF orientation). Coordinates are scaled by
+    /// the input's size over the plan's source size, so the copy must keep the original's aspect ratio.
+    /// `autoRotate` must be what the plan was made with (`ProcessingOptions.autoRotate`). A smart or entropy
+    /// gravity (`plan.detection`) is resolved here with `SmartCrop`; a `crop` with one costs a second decode.
+    public func render(from input: EncodedImage, plan: ProcessingPlan, effects: RenderEffects = RenderEffects(),
+                       autoRotate: Bool = true, limits: RenderLimits = RenderLimits(),
+                       convertToSRGB: Bool = true) throws(ImageDecodeError) -> PixelBuffer {
+        let reader = RegionReader(input: input, rotate: plan.geometry.rotate, autoRotate: autoRotate, limits: limits,
+                                  convertToSRGB: convertToSRGB)
+        var plan = plan
+        if let detection = plan.detection, detection.stage == .sourceCrop {
+            plan = try resolveOnSource(detection, plan: plan, reader: reader, effects: effects)
+        }
+        let reading = Self.reading(plan)
+        _ = try reader.checkedWorkingMemory(reading, plan: plan, extra: Self.outputMemory(plan, effects))
+        var image = try reader.read(reading, planSourceWidth: plan.sourceWidth, planSourceHeight: plan.sourceHeight)
+        if let detection = plan.detection {
+            // Chosen on the scaled, upright image, as libvips crops after resizing and rotating.
+            let origin = SmartCrop.origin(Self.strategy(detection.gravity), in: image,
+                                          width: detection.cropWidth, height: detection.cropHeight)
+            plan = plan.resolvingDetection(focusX: Self.focus(origin.x, detection.cropWidth, detection.imageWidth),
+                                           focusY: Self.focus(origin.y, detection.cropHeight, detection.imageHeight))
+            image = image.cropped(x: plan.resultCrop.x, y: plan.resultCrop.y,
+                                  width: plan.resultCrop.width, height: plan.resultCrop.height)
+        }
+        image = effects.applyFilters(to: image)
+        image = CanvasPlacement.place(image, onWidth: plan.resultWidth, height: plan.resultHeight,
+                                      atX: plan.padding.left + plan.canvas.image.x,
+                                      y: plan.padding.top + plan.canvas.image.y, background: effects.background)
+        if let background = effects.background, image.hasAlpha {
+            image = image.flattened(background: (background.red, background.green, background.blue))
+        }
+        return image
+    }
+
+    /// The memory `render` will use for this plan, estimated from the header alone (only the first blocks of a
+    /// file are read): what a caller running several renders at once reserves for this one. Throws
+    /// `overMemoryBudget` (or `tooLarge`) when `render` would refuse the input for it.
+    public func workingMemory(for input: EncodedImage, plan: ProcessingPlan, effects: RenderEffects = RenderEffects(),
+                              autoRotate: Bool = true, limits: RenderLimits = RenderLimits()) throws(ImageDecodeError) -> Int {
+        let reader = RegionReader(input: input, rotate: plan.geometry.rotate, autoRotate: autoRotate, limits: limits,
+                                  convertToSRGB: true)
+        return try reader.checkedWorkingMemory(Self.reading(plan), plan: plan, extra: Self.outputMemory(plan, effects))
+    }
+
+    // MARK: Steps
+
+    /// What to read: the result crop when it is known, so a small crop of a large image is the only part
+    /// resized; the whole scaled crop when a detector must still look at it.
+    static func reading(_ plan: ProcessingPlan) -> RegionReader.Reading {
+        let crop = plan.sourceCrop
+        // Scaled pixels per source pixel as the plan rounded them, so the result crop maps back exactly.
+        let perX = Double(crop.width) / Double(plan.scaledWidth), perY = Double(crop.height) / Double(plan.scaledHeight)
+        let kept = plan.detection == nil ? plan.resultCrop
+            : ProcessingPlan.Rect(x: 0, y: 0, width: plan.scaledWidth, height: plan.scaledHeight)
+        return .init(region: .init(x: Double(crop.x) + Double(kept.x) * perX, y: Double(crop.y) + Double(kept.y) * perY,
+                                   width: Double(kept.width) * perX, height: Double(kept.height) * perY),
+                     width: kept.width, height: kept.height)
+    }
+
+    /// A detector on the `crop` option's own gravity looks at the whole source: read it at the plan's scale
+    /// (never above the source's), find the focus point, and place the crop there.
+    private func resolveOnSource(_ detection: ProcessingPlan.Detection, plan: ProcessingPlan, reader: RegionReader,
+                                 effects: RenderEffects) throws(ImageDecodeError) -> ProcessingPlan {
+        let scale = min(1, plan.scaleX, plan.scaleY)
+        let width = max(1, Int((Double(plan.sourceWidth) * scale).rounded()))
+        let height = max(1, Int((Double(plan.sourceHeight) * scale).rounded()))
+        let whole = RegionReader.Reading(region: .init(x: 0, y: 0, width: Double(plan.sourceWidth), height: Double(plan.sourceHeight)),
+                                         width: width, height: height)
+        _ = try reader.checkedWorkingMemory(whole, plan: plan, extra: Self.outputMemory(plan, effects))
+        let image = try reader.read(whole, planSourceWidth: plan.sourceWidth, planSourceHeight: plan.sourceHeight)
+        let cropWidth = max(1, Int((Double(detection.cropWidth) * scale).rounded()))
+        let cropHeight = max(1, Int((Double(detection.cropHeight) * scale).rounded()))
+        let origin = SmartCrop.origin(Self.strategy(detection.gravity), in: image, width: cropWidth, height: cropHeight)
+        return plan.resolvingDetection(focusX: Self.focus(origin.x, min(cropWidth, width), width),
+                                       focusY: Self.focus(origin.y, min(cropHeight, height), height))
+    }
+
+    /// The fraction `resolvingDetection` centres on to put a crop of `size` at `origin` (it centres with
+    /// `round(outer × f) − size / 2`, so the centre is given on a whole pixel).
+    static func focus(_ origin: Int, _ size: Int, _ outer: Int) -> Double {
+        Double(origin + size / 2) / Double(outer)
+    }
+
+    static func strategy(_ gravity: Gravity) -> SmartCrop.Strategy {
+        gravity == .entropy ? .entropy : .attention
+    }
+
+    /// Besides the decoder and the resizer: the read image and its oriented copy and crop, the filters'
+    /// float copy (and a blur line), and the canvas with its flattened copy.
+    static func outputMemory(_ plan: ProcessingPlan, _ effects: RenderEffects) -> Int {
+        let read = reading(plan)
+        let readBytes = read.width * read.height * 4
+        let kept = plan.resultCrop.width * plan.resultCrop.height
+        let filters = effects.hasFilters ? kept * 4 * (MemoryLayout<Float>.size + 1) * 2 : 0
+        return 3 * readBytes + filters + 2 * plan.resultWidth * plan.resultHeight * 4
+    }
+}

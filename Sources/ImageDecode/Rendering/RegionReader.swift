@@ -1,0 +1,128 @@
+/// Reads one rectangle of an image, given in a plan's upright source pixels, resized to a given size and
+/// made upright: the renderer's decode stage. Only the rows and columns of the rectangle reach the resizer,
+/// and decoders that can reduce while decoding (JPEG) do so down to the detail the output needs.
+struct RegionReader {
+    /// A rectangle in the plan's upright source pixels (after `rotate`) and the size it is resized to.
+    struct Reading {
+        var region: ProcessingPlan.SourceRegion
+        var width: Int
+        var height: Int
+    }
+
+    let input: EncodedImage
+    let rotate: Int
+    let autoRotate: Bool
+    let limits: RenderLimits
+    let convertToSRGB: Bool
+
+    /// `planSourceWidth × planSourceHeight` is the size the plan was made for; the input may be smaller (a
+    /// stored copy), and the region is scaled to it.
+    func read(_ reading: Reading, planSourceWidth: Int, planSourceHeight: Int) throws(ImageDecodeError) -> PixelBuffer {
+        try ImageDecoder.withDecoder(for: input, maxPixels: limits.maxPixels, maxMemory: limits.maxDecodeMemory) {
+            decoder throws(ImageDecodeError) in
+            let geometry = StoredGeometry(info: decoder.info, reader: self, reading: reading,
+                                          planSourceWidth: planSourceWidth, planSourceHeight: planSourceHeight)
+            let decoded = try decoder.start(shrink: geometry.shrink, convertToSRGB: convertToSRGB)
+            let extent = decoder.decodedExtent ?? (Double(decoded.width), Double(decoded.height))
+            let perX = extent.width / Double(decoder.info.width), perY = extent.height / Double(decoder.info.height)
+            let columns = Window(start: geometry.region.x * perX, length: geometry.region.width * perX,
+                                 output: geometry.width, available: decoded.width)
+            let rows = Window(start: geometry.region.y * perY, length: geometry.region.height * perY,
+                              output: geometry.height, available: decoded.height)
+            var resampler = Resampler(sourceWidth: columns.count, sourceHeight: rows.count, channels: decoded.channels,
+                                      resizedWidth: columns.resized, resizedHeight: rows.resized,
+                                      crop: (columns.firstOutput, rows.firstOutput, geometry.width, geometry.height),
+                                      sourceExtent: (columns.extent, rows.extent),
+                                      sourceOffset: (columns.offset, rows.offset))
+            let channels = decoded.channels
+            var y = 0
+            try decoder.readRows { row in
+                defer { y += 1 }
+                guard y >= rows.origin && y < rows.origin + rows.count else { return }
+                resampler.push(UnsafeBufferPointer(rebasing: row[columns.origin * channels..<(columns.origin + columns.count) * channels]))
+            }
+            var resized = resampler.finish()
+            // RGB profiles are applied to the small image, as libvips does outside linear mode.
+            if convertToSRGB { decoder.rowProfile?.rgbTransform(channels: resized.channels)?.convert(&resized) }
+            return geometry.orientation.apply(to: resized)
+        }
+    }
+
+    /// The decoder's own buffers and the resizer's for this reading, plus `extra` (the renderer's outputs);
+    /// over `limits.maxDecodeMemory` it throws.
+    func checkedWorkingMemory(_ reading: Reading, plan: ProcessingPlan, extra: Int) throws(ImageDecodeError) -> Int {
+        try ImageDecoder.withDecoder(for: input, maxPixels: limits.maxPixels) { decoder throws(ImageDecodeError) in
+            let info = decoder.info
+            let geometry = StoredGeometry(info: info, reader: self, reading: reading,
+                                          planSourceWidth: plan.sourceWidth, planSourceHeight: plan.sourceHeight)
+            // The resizer is sized for the full-resolution window: decoders that reduce while decoding only shrink it.
+            let columns = min(info.width, Int(geometry.region.width.rounded(.up)) + 1)
+            let rows = min(info.height, Int(geometry.region.height.rounded(.up)) + 1)
+            let resizing = Resampler.workingMemory(sourceWidth: max(1, columns), sourceHeight: max(1, rows),
+                                                   channels: info.hasAlpha ? 4 : 3, resizedWidth: geometry.width,
+                                                   resizedHeight: geometry.height, outputWidth: geometry.width)
+            let needed = decoder.workingMemory(shrink: geometry.shrink) + resizing + extra
+            guard needed <= limits.maxDecodeMemory else {
+                throw .overMemoryBudget(needed: needed, limit: limits.maxDecodeMemory)
+            }
+            return needed
+        }
+    }
+
+    /// A reading expressed in the stored image's pixels and orientation.
+    private struct StoredGeometry {
+        /// Stored pixels to upright-and-rotated: EXIF orientation (when auto-rotating), then `rotate`.
+        let orientation: Orientation
+        let region: ProcessingPlan.SourceRegion
+        /// The resized size, in stored orientation.
+        let width: Int
+        let height: Int
+
+        init(info: ImageInfo, reader: RegionReader, reading: Reading, planSourceWidth: Int, planSourceHeight: Int) {
+            let exif = reader.autoRotate ? info.orientation : .identity
+            orientation = exif.followed(by: Orientation(clockwiseDegrees: reader.rotate))
+            let (storedWidth, storedHeight) = (Double(info.width), Double(info.height))
+            let (inputWidth, inputHeight) = orientation.swapsAxes ? (storedHeight, storedWidth) : (storedWidth, storedHeight)
+            let scaleX = inputWidth / Double(planSourceWidth), scaleY = inputHeight / Double(planSourceHeight)
+            let r = reading.region
+            region = orientation.storedRegion(of: .init(x: r.x * scaleX, y: r.y * scaleY, width: r.width * scaleX,
+                                                        height: r.height * scaleY),
+                                              storedWidth: storedWidth, storedHeight: storedHeight)
+            (width, height) = orientation.swapsAxes ? (reading.height, reading.width) : (reading.width, reading.height)
+        }
+
+        /// How much the less-reduced axis shrinks: a decoder may reduce by up to this, never enlarging.
+        var shrink: Double { max(1, min(region.width / Double(width), region.height / Double(height))) }
+    }
+
+    /// One axis of the window in decoded pixels: the region plus a margin of up to `margin` output pixels each
+    /// side (where the image has them), so the filter at the region's edges sees the pixels just outside it, as
+    /// it would resizing the whole image; the resizer then keeps outputs `firstOutput ..< firstOutput + output`
+    /// of `resized`. Whole pixels from `origin`; the window starts `offset` (0…1) into the first and spans `extent`.
+    private struct Window {
+        /// Lanczos3 reaches 3 output pixels when shrinking (fewer when enlarging); one more for rounding.
+        static let margin = 4
+
+        let origin: Int
+        let count: Int
+        let offset: Double
+        let extent: Double
+        let resized: Int
+        let firstOutput: Int
+
+        init(start: Double, length: Double, output: Int, available: Int) {
+            let perOutput = length / Double(output)
+            let before = perOutput > 0 ? Int(min(Double(Self.margin), max(0, start) / perOutput)) : 0
+            let after = perOutput > 0 ? Int(min(Double(Self.margin), max(0, Double(available) - start - length) / perOutput)) : 0
+            let first = start - Double(before) * perOutput
+            let span = length + Double(before + after) * perOutput
+            origin = min(max(0, Int(first.rounded(.down))), available - 1)
+            offset = min(max(0, first - Double(origin)), 1)
+            let end = min(available, Int((first + span).rounded(.up)))
+            count = max(1, end - origin)
+            extent = max(min(span, Double(count) - offset), 1e-9)
+            resized = output + before + after
+            firstOutput = before
+        }
+    }
+}

@@ -1,0 +1,28 @@
+/// What a processed image gets after its geometry (imgproxy's `background`, `blur`, `sharpen`, `pixelate`).
+public struct RenderEffects: Sendable, Hashable {
+    /// Fills extend and padding and flattens transparency; nil leaves both transparent (an encoder without
+    /// alpha, JPEG, then flattens onto white, as imgproxy does).
+    public var background: RGBColor?
+    /// Gaussian blur sigma; 0 is none.
+    public var blur: Double
+    /// Unsharp-mask sigma (libvips's `sharpen`); 0 is none.
+    public var sharpen: Double
+    /// Block size in pixels; 0 and 1 are none.
+    public var pixelate: Int
+
+    public init(background: RGBColor? = nil, blur: Double = 0, sharpen: Double = 0, pixelate: Int = 0) {
+        (self.background, self.blur, self.sharpen, self.pixelate) = (background, blur, sharpen, pixelate)
+    }
+
+    var hasFilters: Bool { blur > 0 || sharpen > 0 || pixelate > 1 }
+
+    /// Blur, then sharpen, then pixelate, on premultiplied colour: imgproxy's order.
+    func applyFilters(to image: PixelBuffer) -> PixelBuffer {
+        guard hasFilters else { return image }
+        var working = FilterImage(image)
+        if blur > 0 { GaussianBlur.apply(to: &working, sigma: blur) }
+        if sharpen > 0 { Sharpen.apply(to: &working, sigma: sharpen) }
+        if pixelate > 1 { Pixelate.apply(to: &working, size: pixelate) }
+        return working.pixelBuffer
+    }
+}

@@ -1,0 +1,70 @@
+import Foundation
+import ImageDecode
+import Processing
+
+/// The pipeline's side of rendering processing options: the plan worked out against the original's size (so a
+/// stored ladder thumbnail can stand in for the original), the result refused from the header when it would be
+/// over the size limit, the render (`ProcessingOptions.render`) and its failures as the pipeline's errors.
+struct ProcessedRenderer: Sendable {
+    /// A refusal before the render (processing) or the render's own failure (image).
+    enum Failure: Error {
+        case processing(ProcessingError)
+        case image(ImageDecodeError)
+
+        func pipelineError(url: String) -> PipelineError {
+            switch self {
+            case .processing(let error): .processing(url: url, error)
+            case .image(let error): .image(url: url, error)
+            }
+        }
+    }
+
+    let options: ProcessingOptions
+    /// What is decoded: the original, or a stored ladder thumbnail of it (`inputIsOriginal` false).
+    let input: EncodedImage
+    let inputIsOriginal: Bool
+    /// The original as stored: upright size, format.
+    let original: CacheMetadata.Original
+    let maxResultSide: Int
+    let limits: RenderLimits
+
+    /// The memory the render will reserve, from `input`'s header; refuses a result over the size limit first.
+    func workingMemory() throws(Failure) -> Int {
+        let (plan, _) = try planned()
+        do {
+            return try PlanRenderer().workingMemory(for: input, plan: plan, effects: options.renderEffects,
+                                                    autoRotate: options.autoRotate, limits: limits)
+        } catch {
+            throw .image(error)
+        }
+    }
+
+    /// The image in `format`, its quality `q`, else `fq`, else `defaultQuality` for the format.
+    func render(format: ImageFormat, defaultQuality: (ImageFormat) -> Int, url: String) throws(PipelineError) -> Thumbnail {
+        do throws(Failure) {
+            let (plan, info) = try planned()
+            do {
+                return try options.render(input, plan: plan, sourceInfo: info, format: format, defaultQuality: defaultQuality,
+                                          limits: limits)
+            } catch {
+                throw Failure.image(error)
+            }
+        } catch {
+            throw error.pipelineError(url: url)
+        }
+    }
+
+    /// The plan against the original's size, and the input's header. A stored ladder thumbnail (no EXIF
+    /// orientation of its own, smaller) stands in for the upright original; the original itself is planned from
+    /// its header, which also knows its stored orientation when the options do not apply it.
+    private func planned() throws(Failure) -> (ProcessingPlan, ImageInfo) {
+        let info: ImageInfo
+        do { info = try ImageDecoder.probe(input) } catch { throw .image(error) }
+        do {
+            if inputIsOriginal { return (try options.plan(for: info, maxResultSide: maxResultSide), info) }
+            return (try options.plan(sourceWidth: original.width, sourceHeight: original.height, maxResultSide: maxResultSide), info)
+        } catch {
+            throw .processing(error)
+        }
+    }
+}

@@ -1,0 +1,205 @@
+import Foundation
+import ImageDecode
+import Processing
+
+/// Processed images (imgproxy's options, `Rendition.processed`): the same origin handling, coalescing and memory
+/// cache as thumbnails, their own renderer (`ProcessingOptions.render`), and their own disk store (`VariantStore`).
+extension ThumbnailPipeline {
+    /// What `rendition` makes of `source`: the one entry point a server calls for either grammar.
+    public func result(for source: ImageSource, _ rendition: Rendition, format: ImageFormat? = nil,
+                       policy: FetchPolicy = .normal, lookingInMemory: Bool = true,
+                       lookingOnDisk: Bool = true) async throws(PipelineError) -> ThumbnailResult {
+        switch rendition {
+        case let .thumbnail(size, fit):
+            try await thumbnail(for: source, size: size, fit: fit, format: format, policy: policy,
+                                lookingInMemory: lookingInMemory, lookingOnDisk: lookingOnDisk)
+        case let .processed(options):
+            try await processed(for: source, options: options, format: format, policy: policy,
+                                lookingInMemory: lookingInMemory, lookingOnDisk: lookingOnDisk)
+        }
+    }
+
+    /// The rendition from the memory cache, if there and fresh, without suspending.
+    public func memoryHit(for source: ImageSource, _ rendition: Rendition, format: ImageFormat? = nil) -> ThumbnailResult? {
+        guard !configuration.readOnly else { return nil }
+        return memoryHit(Self.memoryKey(keyed(source).cacheKey, rendition, format: format), acceptingStale: false)
+    }
+
+    /// The rendition read from disk when its source's entry is fresh and it is stored there, without suspending
+    /// (see `diskHit(for:size:fit:format:waitingForDisk:)`).
+    public func diskHit(for source: ImageSource, _ rendition: Rendition, format: ImageFormat? = nil,
+                        waitingForDisk: Bool = true) -> ThumbnailResult? {
+        switch rendition {
+        case let .thumbnail(size, fit):
+            return diskHit(for: source, size: size, fit: fit, format: format, waitingForDisk: waitingForDisk)
+        case let .processed(options):
+            // A variant's read is not split into page-cache-only reads: the event loop leaves it to the router.
+            guard waitingForDisk else { return nil }
+            return variantHit(keyed(source), options: options, format: format)
+        }
+    }
+
+    /// An image processed by imgproxy's `options` (the server's processing URLs; `thumbcache get --options`).
+    /// `format` nil: the options' format, else the source's when it can be written (GIF gives PNG). Stored on
+    /// disk as a variant of the source (unless variants are kept in memory only), and in memory.
+    public func processed(for source: ImageSource, options: ProcessingOptions, format: ImageFormat? = nil,
+                          policy: FetchPolicy = .normal, lookingInMemory: Bool = true,
+                          lookingOnDisk: Bool = true) async throws(PipelineError) -> ThumbnailResult {
+        if configuration.readOnly { throw .cache(.readOnly(directory: store.cache.directory.path)) }
+        let source = keyed(source)
+        let key = source.cacheKey
+        let format = format ?? options.format
+        let memoryKey = Self.memoryKey(key, .processed(options), format: format)
+        if lookingInMemory, policy != .refresh, let result = memoryHit(memoryKey, acceptingStale: policy == .offline) { return result }
+        if lookingOnDisk, policy == .normal, let result = variantHit(source, options: options, format: format) { return result }
+        return try await settled(source, key: key, memoryKey: memoryKey, policy: policy) { origin in
+            try await self.renderProcessed(origin, source: source, key: key, options: options, format: format)
+        }
+    }
+
+    static func memoryKey(_ key: String, _ rendition: Rendition, format: ImageFormat?) -> String {
+        "\(key)/" + rendition.memoryKeySuffix(format: format)
+    }
+
+    /// The name a variant is stored under: its meaning (canonical options, the format asked for) and the default
+    /// quality it was encoded with, so a changed default renders again rather than serving the old one.
+    func variantName(_ options: ProcessingOptions, format: ImageFormat?) -> String {
+        "\(options.canonical)|\((format ?? options.format)?.rawValue ?? "auto")|q\(configuration.jpegQuality)"
+    }
+
+    /// A stored variant whose source entry is fresh, kept in memory from now on (`source` already keyed).
+    private func variantHit(_ source: ImageSource, options: ProcessingOptions, format: ImageFormat?) -> ThumbnailResult? {
+        guard let variants, !configuration.readOnly, !options.raw else { return nil }
+        let key = source.cacheKey
+        // A download held for storing is newer than the entry (`UnstoredOriginals`): the full path serves it.
+        guard unstored.origin(for: key) == nil, let state = try? store.freshState(key: key, now: Date()),
+              let freshUntil = state.freshUntil,
+              let (data, record) = try? variants.stored(source: key, variant: variantName(options, format: format),
+                                                        originalBytes: state.metadata.original.bytes),
+              let stored = ImageFormat(rawValue: record.format) else { return nil }
+        var result = ThumbnailResult(data: data, format: stored, width: record.width, height: record.height, servedFrom: .disk,
+                                     source: source.normalized, cacheKey: key, bytesDownloaded: 0, rendered: false)
+        (result.contentDigest, result.freshUntil, result.lastModified) = (record.digest, freshUntil, state.lastModified)
+        (result.fetchDuration, result.renderDuration) = (Duration.zero, Duration.zero)
+        memory.set(MemoryEntry(thumbnail: result, freshUntil: freshUntil),
+                   forKey: Self.memoryKey(key, .processed(options), format: format), cost: data.count)
+        sessionStats.withLock { $0.record(.disk) }
+        return result
+    }
+
+    /// The processed image of a settled origin: the original itself (`raw`, `skp`), the stored variant, or a
+    /// render from the smallest stored ladder thumbnail that covers what the plan reads, else from the original.
+    private func renderProcessed(_ origin: Origin, source: ImageSource, key: String, options: ProcessingOptions,
+                                 format: ImageFormat?) async throws -> ThumbnailResult {
+        defer { if origin.downloaded != nil { unstored.release(key, fetchedAt: origin.metadata.responseTime) } }
+        let url = source.normalized
+        let downloadedBytes = origin.servedFrom == .network ? origin.downloadedBytes : 0
+        let original = origin.metadata.original
+        let sourceFormat = ImageFormat(rawValue: original.format)
+        func result(_ data: Data, _ format: ImageFormat, width: Int, height: Int, rendered: Bool, stored: Int = 0,
+                    notCachedBecause: String? = nil) -> ThumbnailResult {
+            ThumbnailResult(data: data, format: format, width: width, height: height, servedFrom: origin.servedFrom,
+                            source: url, cacheKey: key, bytesDownloaded: downloadedBytes, rendered: rendered,
+                            bytesStored: stored, staleBecause: origin.staleBecause, notCachedBecause: notCachedBecause)
+        }
+
+        // `raw`, or `skp` naming the source's format: the original's bytes as they are.
+        if options.raw || sourceFormat.map(options.skipProcessing.contains) == true, let sourceFormat {
+            let data: Data
+            if let downloaded = origin.downloaded {
+                data = try downloaded.wholeData()
+            } else {
+                data = try origin.entry!.original()
+            }
+            var stored = 0
+            if origin.storable, let downloaded = origin.downloaded {
+                stored = (try? saveOriginal(downloaded, of: origin, key: key, thumbnail: nil)) ?? 0
+            }
+            return result(data, sourceFormat, width: original.width, height: original.height, rendered: false, stored: stored)
+        }
+
+        let name = variantName(options, format: format)
+        if let entry = origin.entry, let variants,
+           let (data, record) = try variants.stored(source: key, variant: name, originalBytes: entry.metadata.original.bytes),
+           let stored = ImageFormat(rawValue: record.format) {
+            var found = result(data, stored, width: record.width, height: record.height, rendered: false)
+            found.contentDigest = record.digest
+            return found
+        }
+
+        // The input: a stored ladder thumbnail when one covers the region the plan reads at the scale it needs
+        // (it is upright and sRGB, so only when the options orient the source), else the original.
+        let input: EncodedImage
+        var inputIsOriginal = false
+        var storedOriginal: StoredOriginal?  // owns the descriptor behind `input`
+        if options.autoRotate, let entry = origin.entry,
+           let rung = try smallestCoveringRung(options, original: entry.metadata.original, stored: Set(entry.metadata.variants), url: url),
+           let data = try store.anyVariant(rung, of: entry) {
+            input = .data(data)
+        } else if let downloaded = origin.downloaded {
+            (input, inputIsOriginal) = (downloaded.image, true)
+        } else {
+            storedOriginal = try origin.entry!.openOriginal()
+            (input, inputIsOriginal) = (storedOriginal!.image, true)
+        }
+        let chosen = options.outputFormat(asked: format, source: sourceFormat)
+        let renderer = ProcessedRenderer(options: options, input: input, inputIsOriginal: inputIsOriginal, original: original,
+                                         maxResultSide: configuration.maxResultSide,
+                                         limits: RenderLimits(maxPixels: configuration.maxPixels,
+                                                              maxDecodeMemory: configuration.maxDecodeMemory))
+        let defaultQuality = configuration.jpegQuality
+        let rendered: Thumbnail
+        do {
+            let needed = try renderer.workingMemory()
+            defer { FreedMemory.release(afterDecodeOf: needed) }
+            rendered = try await configuration.renderGate.run(reserving: needed, of: configuration.decodeBudget,
+                                                              admission: origin.admission) { () throws(PipelineError) in
+                try renderer.render(format: chosen, defaultQuality: { _ in defaultQuality }, url: url)
+            }
+        } catch let error as ProcessedRenderer.Failure {
+            throw error.pipelineError(url: url)
+        }
+        withExtendedLifetime(storedOriginal) {}
+
+        var stored = 0
+        var notCachedBecause: String?
+        if origin.storable {
+            do throws(PipelineError) {
+                if let downloaded = origin.downloaded { stored += try saveOriginal(downloaded, of: origin, key: key, thumbnail: nil) }
+                if let variants {
+                    let record = VariantStore.Record(source: key, variant: name, format: rendered.format.rawValue,
+                                                     width: rendered.width, height: rendered.height,
+                                                     digest: SHA256Digest.hex(bytes: rendered.data), originalBytes: original.bytes)
+                    stored += try variants.save(rendered.data, record: record)
+                }
+            } catch {
+                notCachedBecause = error.description
+            }
+        }
+        var made = result(rendered.data, rendered.format, width: rendered.width, height: rendered.height, rendered: true,
+                          stored: stored, notCachedBecause: notCachedBecause)
+        made.contentDigest = SHA256Digest.hex(bytes: rendered.data)
+        return made
+    }
+
+    /// The smallest stored ladder size whose thumbnail has at least the pixels the plan reads from the original,
+    /// per side, at the scale it needs (never an image that would need enlarging, unless the plan enlarges the
+    /// original itself); nil: render from the original.
+    func smallestCoveringRung(_ options: ProcessingOptions, original: CacheMetadata.Original,
+                                      stored: Set<Int>, url: String) throws(PipelineError) -> Int? {
+        guard original.width > 0, original.height > 0 else { return nil }
+        let plan: ProcessingPlan
+        do { plan = try options.plan(sourceWidth: original.width, sourceHeight: original.height,
+                                     maxResultSide: configuration.maxResultSide) } catch {
+            throw .processing(url: url, error)
+        }
+        // A rung of longest side `size` scales the original by size / longest; it must scale by at least the
+        // plan's own scale, so every output pixel still comes from a reduction, never an enlargement.
+        let needed = max(plan.scaleX, plan.scaleY)
+        guard needed < 1 else { return nil }
+        let longest = Double(max(original.width, original.height))
+        return store.ladder.sizes.sorted().first { size in
+            stored.contains(size) && Double(size) / longest >= needed && Double(size) < longest
+        }
+    }
+}

@@ -1,0 +1,92 @@
+import DiskLru
+import Foundation
+import ImageDecode
+
+/// Processed images (imgproxy's options) on disk: a DiskLru of their own in `variants/`, one entry per source and
+/// meaning, values [record JSON, image bytes]. The key is the source's key, a dash and 40 hex digits of SHA-256
+/// over the variant's name (canonical options, format asked for, default quality), so a source's variants are
+/// found by its key's prefix: a purge, `thumbcache rm` and a changed original remove them with it. Evicted LRU
+/// within their own budget (a part of `--max-disk-size`), and kept across restarts like the entries.
+final class VariantStore: Sendable {
+    static let appVersion = 1
+    static let recordIndex = 0
+    static let imageIndex = 1
+
+    let cache: DiskLruCache
+
+    /// What is known of a stored variant without decoding it.
+    struct Record: Codable, Sendable, Equatable {
+        /// The source entry's key.
+        var source: String
+        /// The variant's name, as hashed into its key (a check against a hash collision).
+        var variant: String
+        var format: String
+        var width: Int
+        var height: Int
+        /// Lowercase hex SHA-256 of the bytes (the ETag).
+        var digest: String
+        /// The byte count of the original it was rendered from: one of another length is not its source.
+        var originalBytes: Int
+    }
+
+    init(directory: URL, maxSize: Int64, lockTimeout: Duration, lockMode: PipelineConfiguration.LockMode,
+         readOnly: Bool, cleanup: DiskLruOptions.Cleanup) throws(PipelineError) {
+        do {
+            if readOnly {
+                cache = try DiskLruCache.openReadOnly(directory: directory, appVersion: Self.appVersion, valueCount: 2)
+            } else if lockMode == .perAccess {
+                cache = try DiskLruCache(directory: directory, appVersion: Self.appVersion, valueCount: 2, maxSize: maxSize,
+                                         options: DiskLruOptions(locking: .wait(timeout: lockTimeout), holding: .perAccess,
+                                                                 cleanup: cleanup))
+            } else {
+                // The entries' lock is already held by this process (`ThumbnailStore`), so this one is free or
+                // about to be: the same wait.
+                cache = try DiskLruCache(directory: directory, appVersion: Self.appVersion, valueCount: 2, maxSize: maxSize,
+                                         options: DiskLruOptions(locking: .wait(timeout: lockTimeout), cleanup: cleanup))
+            }
+        } catch {
+            throw .cache(error)
+        }
+    }
+
+    static func key(source: String, variant: String) -> String {
+        source + "-" + SHA256Digest.hex(variant).prefix(40)
+    }
+
+    /// The stored variant, if it was rendered from an original of `originalBytes` bytes.
+    func stored(source: String, variant: String, originalBytes: Int) throws(PipelineError) -> (data: Data, record: Record)? {
+        do {
+            guard let snapshot = try cache.snapshot(forKey: Self.key(source: source, variant: variant)) else { return nil }
+            defer { snapshot.close() }
+            guard let record = try? JSONDecoder().decode(Record.self, from: try snapshot.data(at: Self.recordIndex)),
+                  record.variant == variant, record.source == source, record.originalBytes == originalBytes else { return nil }
+            let data = try snapshot.data(at: Self.imageIndex)
+            return data.isEmpty ? nil : (data, record)
+        } catch {
+            throw .cache(error)
+        }
+    }
+
+    /// Stores a rendered variant; returns the bytes written.
+    @discardableResult
+    func save(_ data: Data, record: Record) throws(PipelineError) -> Int {
+        let encoded = (try? JSONEncoder().encode(record)) ?? Data()
+        do {
+            try cache.setData([encoded, data], forKey: Self.key(source: record.source, variant: record.variant))
+        } catch {
+            throw .cache(error)
+        }
+        return encoded.count + data.count
+    }
+
+    /// Removes every variant of a source; returns how many there were.
+    @discardableResult
+    func removeAll(ofSource source: String) -> Int {
+        let prefix = source + "-"
+        var removed = 0
+        for key in cache.keys() where key.hasPrefix(prefix) {
+            if (try? cache.remove(key)) == true { removed += 1 }
+        }
+        return removed
+    }
+}

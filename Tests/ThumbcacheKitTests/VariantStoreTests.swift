@@ -1,0 +1,89 @@
+import DiskLru
+import Foundation
+import ImageDecode
+import OriginTestSupport
+import Processing
+import Testing
+@testable import ThumbcacheKit
+
+/// Processed images in the pipeline (`Rendition.processed`): stored in `variants/` beside the source's entry,
+/// served from there after a restart, gone with their source and with a changed original, and rendered from the
+/// smallest stored ladder thumbnail that covers what the plan reads. Real origin on 127.0.0.1.
+@Suite(.serialized) struct VariantStoreTests {
+    let server: OriginServer
+
+    init() throws { server = try OriginServer() }
+
+    static func variantFiles(_ harness: PipelineHarness) -> [String] {
+        let names = (try? FileManager.default.contentsOfDirectory(
+            atPath: harness.directory.appendingPathComponent("variants").path)) ?? []
+        return names.filter { !$0.hasPrefix("journal") }.sorted()
+    }
+
+    @Test func aVariantIsStoredReadBackAfterAReopenAndRemovedWithItsSource() async throws {
+        server.route("/v.jpg") { _ in .respond(status: 200, headers: [("Cache-Control", "max-age=3600")], body: Fixtures.jpeg) }
+        let harness = try PipelineHarness()
+        let source = try ImageSource(server.url("/v.jpg"))
+        let options = try ProcessingOptions(parsing: "rs:fill:80:60/g:soea")
+        let made = try await harness.pipeline.processed(for: source, options: options)
+        #expect(made.rendered && made.width == 80 && made.height == 60 && made.format == .jpeg && made.bytesStored > made.data.count)
+        #expect(Self.variantFiles(harness).count == 2, "record and image")
+
+        try await harness.reopen()
+        // Another spelling of the same image: its canonical form names the stored variant.
+        let again = try await harness.pipeline.processed(for: source, options: try ProcessingOptions(parsing: "resize:fill:80:60:0/gravity:soea/cb:x"))
+        #expect(again.servedFrom == .disk && !again.rendered && again.data == made.data)
+        #expect(again.contentDigest == SHA256Digest.hex(bytes: made.data))
+        #expect(server.requestCount("/v.jpg") == 1)
+
+        #expect(try harness.pipeline.remove(source: source))
+        #expect(Self.variantFiles(harness).isEmpty)
+        await harness.close()
+        server.shutdown()
+    }
+
+    @Test func aChangedOriginalDropsTheOldVariants() async throws {
+        let version = Locked(1)
+        server.route("/c.jpg") { _ in
+            let current = version.withLock { $0 }
+            return .respond(status: 200, headers: [("Cache-Control", "max-age=0"), ("ETag", "\"v\(current)\"")],
+                            body: current == 1 ? Fixtures.jpeg : Fixtures.otherJpeg)
+        }
+        let harness = try PipelineHarness()
+        let source = try ImageSource(server.url("/c.jpg"))
+        let options = try ProcessingOptions(parsing: "w:50")
+        let first = try await harness.pipeline.processed(for: source, options: options)
+        let other = try await harness.pipeline.processed(for: source, options: try ProcessingOptions(parsing: "w:40"))
+        #expect(first.rendered && other.rendered && Self.variantFiles(harness).count == 4)
+        version.withLock { $0 = 2 }
+        let second = try await harness.pipeline.processed(for: source, options: options)
+        #expect(second.rendered && second.servedFrom == .network && second.data != first.data)
+        #expect(Self.variantFiles(harness).count == 2, "only the new original's variant is left")
+        await harness.close()
+        server.shutdown()
+    }
+
+    @Test func withoutAVariantBudgetNothingIsStoredOnDisk() async throws {
+        server.route("/m.jpg") { _ in .respond(status: 200, headers: [("Cache-Control", "max-age=3600")], body: Fixtures.jpeg) }
+        let harness = try PipelineHarness { $0.maxVariantDiskSize = 0 }
+        let source = try ImageSource(server.url("/m.jpg"))
+        let made = try await harness.pipeline.processed(for: source, options: try ProcessingOptions(parsing: "w:30"))
+        #expect(made.rendered && made.width == 30)
+        #expect(harness.pipeline.variants == nil && Self.variantFiles(harness).isEmpty)
+        let hit = try await harness.pipeline.processed(for: source, options: try ProcessingOptions(parsing: "w:30"))
+        #expect(hit.servedFrom == .memory)
+        await harness.close()
+        server.shutdown()
+    }
+
+    /// The fixture is 227×149: a 64 px rung scales it by 0.28, a 128 px one by 0.56.
+    @Test(arguments: [("w:60", 64), ("w:100", 128), ("rs:fill:50:50", 128), ("w:200", nil), ("w:100/el:1/dpr:3", nil)] as [(String, Int?)])
+    func theSmallestRungThatCoversIsTheInput(_ list: String, _ expected: Int?) async throws {
+        let harness = try PipelineHarness()
+        let original = CacheMetadata.Original(format: "jpeg", width: 227, height: 149, bytes: 1)
+        let rung = try harness.pipeline.smallestCoveringRung(try ProcessingOptions(parsing: list), original: original,
+                                                             stored: [64, 128], url: "test")
+        #expect(rung == expected, "\(list)")
+        await harness.close()
+    }
+}
