@@ -11,6 +11,16 @@ import Testing
         server.url("/bucket/photo.jpg?X-Amz-Date=20261128T0600Z&v=1&X-Amz-Signature=\(signature)\(extra)")
     }
 
+    /// Each URL (its path and query, as the origin routes them) answers the fixture, fresh for an hour.
+    static func serveFresh(_ server: OriginServer, _ urls: [String]) {
+        for url in urls {
+            server.route(String(url.dropFirst(server.url("").count))) { _ in
+                .respond(status: 200, headers: [("Content-Type", "image/jpeg"), ("Cache-Control", "max-age=3600")],
+                         body: Fixtures.jpeg)
+            }
+        }
+    }
+
     @Test func globsMatchNamesNotValues() {
         #expect(Self.rule.ignores("X-Amz-Signature") && Self.rule.ignores("X-Amz-") && Self.rule.ignores("token"))
         #expect(!Self.rule.ignores("x-amz-signature"), "names are case-sensitive")
@@ -24,13 +34,7 @@ import Testing
     @Test func presignedURLsOfOneObjectShareOneEntryAndTheOriginGetsTheirQuery() async throws {
         let server = try OriginServer()
         let first = Self.presigned(server, signature: "aaaa"), second = Self.presigned(server, signature: "bbbb")
-        for url in [first, second] {
-            let path = String(url.dropFirst(server.url("").count))
-            server.route(path) { _ in
-                .respond(status: 200, headers: [("Content-Type", "image/jpeg"), ("Cache-Control", "max-age=3600")],
-                         body: Fixtures.jpeg)
-            }
-        }
+        Self.serveFresh(server, [first, second])
         let harness = try PipelineHarness { $0.cacheKeyRule = Self.rule }
         let one = try await harness.pipeline.thumbnail(for: try ImageSource(first), size: 64)
         let two = try await harness.pipeline.thumbnail(for: try ImageSource(second), size: 64)
@@ -50,12 +54,7 @@ import Testing
     @Test func processedImagesOfPresignedURLsShareTheEntryToo() async throws {
         let server = try OriginServer()
         let first = Self.presigned(server, signature: "aaaa"), second = Self.presigned(server, signature: "bbbb")
-        for url in [first, second] {
-            server.route(String(url.dropFirst(server.url("").count))) { _ in
-                .respond(status: 200, headers: [("Content-Type", "image/jpeg"), ("Cache-Control", "max-age=3600")],
-                         body: Fixtures.jpeg)
-            }
-        }
+        Self.serveFresh(server, [first, second])
         let harness = try PipelineHarness { $0.cacheKeyRule = Self.rule }
         let options = try ProcessingOptions(parsing: "rs:fill:80:60")
         let one = try await harness.pipeline.processed(for: try ImageSource(first), options: options)
@@ -97,12 +96,7 @@ import Testing
     @Test func aParameterNotIgnoredStillSeparatesEntries() async throws {
         let server = try OriginServer()
         let one = Self.presigned(server, signature: "aaaa", extra: "&w=1"), two = Self.presigned(server, signature: "aaaa", extra: "&w=2")
-        for url in [one, two] {
-            server.route(String(url.dropFirst(server.url("").count))) { _ in
-                .respond(status: 200, headers: [("Content-Type", "image/jpeg"), ("Cache-Control", "max-age=3600")],
-                         body: Fixtures.jpeg)
-            }
-        }
+        Self.serveFresh(server, [one, two])
         let harness = try PipelineHarness { $0.cacheKeyRule = Self.rule }
         let a = try await harness.pipeline.thumbnail(for: try ImageSource(one), size: 64)
         let b = try await harness.pipeline.thumbnail(for: try ImageSource(two), size: 64)
@@ -111,9 +105,7 @@ import Testing
         // Without the rule, the two signatures are two entries.
         let plain = try PipelineHarness()
         _ = try await plain.pipeline.thumbnail(for: try ImageSource(Self.presigned(server, signature: "aaaa", extra: "&w=1")), size: 64)
-        server.route(String(Self.presigned(server, signature: "cccc", extra: "&w=1").dropFirst(server.url("").count))) { _ in
-            .respond(status: 200, headers: [("Content-Type", "image/jpeg"), ("Cache-Control", "max-age=3600")], body: Fixtures.jpeg)
-        }
+        Self.serveFresh(server, [Self.presigned(server, signature: "cccc", extra: "&w=1")])
         let other = try await plain.pipeline.thumbnail(for: try ImageSource(Self.presigned(server, signature: "cccc", extra: "&w=1")), size: 64)
         #expect(other.servedFrom == .network && plain.pipeline.statistics().entries == 2)
         await plain.close()
