@@ -2,9 +2,13 @@
 """Drives `thumbcache serve --demo`'s page in headless Chromium (selenium + Debian's chromium-driver).
 
 The first fetch of each image says network, the second memory; after "reset cache", network again; each
-image's naturalWidth/naturalHeight is the requested size (the page asks for 256 px cover: 256x256).
+image's longest side is the requested size (the page asks for 256 px contain). After a fetch, the third panel
+shows the entry as the cache holds it: a 64-hex DiskLru key, at least three values with byte counts (metadata,
+original, the 256 px thumbnails) and journal lines naming the key; "reset cache" says what it purged and the
+panel then says the source is not cached. One error path: a source the origin answers 404 shows its error.
 Usage: demo-browser-test.py http://127.0.0.1:PORT. Ends with "demo browser test: N passed, N failed".
 """
+import re
 import sys
 
 from selenium import webdriver
@@ -34,26 +38,57 @@ def check(condition, what):
         print("FAIL", what)
 
 
+def entry_updates():
+    return int(driver.find_element(By.ID, "entry-status").get_attribute("data-updated") or 0)
+
+
+def wait_for_entry_update(before):
+    WebDriverWait(driver, HANG_GUARD).until(lambda d: entry_updates() > before)
+
+
 def fetch(slot):
-    """Clicks the slot's fetch button and waits for its status line; returns (served, width, height, text)."""
+    """Clicks the slot's fetch button and waits for its status line and the entry panel after it; returns
+    (served, width, height, text)."""
     status = driver.find_element(By.ID, f"status{slot}")
     driver.execute_script("arguments[0].dataset.served = ''; arguments[0].textContent = ''", status)
+    before = entry_updates()
     driver.find_element(By.ID, f"fetch{slot}").click()
     WebDriverWait(driver, HANG_GUARD).until(lambda d: status.get_attribute("data-served") or "error" in status.text)
+    wait_for_entry_update(before)
     image = driver.find_element(By.ID, f"img{slot}")
     width = driver.execute_script("return arguments[0].naturalWidth", image)
     height = driver.execute_script("return arguments[0].naturalHeight", image)
     return status.get_attribute("data-served"), width, height, status.text
 
 
+def check_entry(slot):
+    """The third panel shows a real multi-value entry for the source just fetched."""
+    key = driver.find_element(By.ID, "entry-key").text
+    check(re.fullmatch(r"[0-9a-f]{64}", key) is not None, f"image {slot}: the panel shows the DiskLru key ({key})")
+    rows = driver.find_elements(By.CSS_SELECTOR, "#entry-values tr.value")
+    sized = [row for row in rows if int(row.get_attribute("data-bytes") or 0) > 0]
+    names = [row.find_elements(By.TAG_NAME, "td")[1].text for row in sized]
+    check(len(sized) >= 3 and names[:2] == ["metadata", "original"] and f"{size} px" in names,
+          f"image {slot}: at least 3 values with bytes, metadata, original and {size} px ({names})")
+    thumbnails = [row for row in sized if row.find_elements(By.TAG_NAME, "td")[1].text == f"{size} px"]
+    details = thumbnails[0].find_elements(By.TAG_NAME, "td")[3].text if thumbnails else ""
+    check(re.search(r"(jpeg|png|webp|avif) [0-9]+ B", details) is not None,
+          f"image {slot}: the {size} px value lists its formats with byte counts ({details})")
+    journal = driver.find_element(By.ID, "entry-journal").text.splitlines()
+    check(any(line.startswith("CLEAN " + key + " ") for line in journal) and all(key in line for line in journal),
+          f"image {slot}: the journal lines of the entry ({len(journal)} lines, e.g. {journal[:1]})")
+
+
 try:
     driver.get(base + "/demo")
     size = int(driver.find_element(By.ID, "size").get_attribute("value"))
+    check(driver.find_element(By.ID, "fit").get_attribute("value") == "contain", "the default fit is contain")
     for slot in (1, 2):
         served, width, height, text = fetch(slot)
         check(served == "network", f"image {slot}: first fetch from the network ({text})")
-        check((width, height) == (size, size), f"image {slot}: {width}x{height} is the requested {size}x{size}")
+        check(max(width, height) == size, f"image {slot}: {width}x{height} has the requested longest side {size}")
         check(" ms" in text, f"image {slot}: the status says how long it took ({text})")
+        check_entry(slot)
         served, _, _, text = fetch(slot)
         check(served == "memory", f"image {slot}: second fetch from memory ({text})")
     driver.find_element(By.ID, "reset-images").click()
@@ -63,10 +98,27 @@ try:
     check(emptied, "reset images empties the views")
     driver.find_element(By.ID, "reset-cache").click()
     WebDriverWait(driver, HANG_GUARD).until(lambda d: d.find_element(By.ID, "reset-cache").get_attribute("data-done") == "1")
+    purged = driver.find_element(By.ID, "reset-status").text
+    check(re.match(r"purged 2 entries \([1-9][0-9]* bytes on disk\)", purged) is not None,
+          f"reset cache says what it purged ({purged})")
+    entry_status = driver.find_element(By.ID, "entry-status").text
+    check(entry_status.startswith("not in the cache") and not driver.find_elements(By.CSS_SELECTOR, "#entry-values tr.value"),
+          f"after reset cache the panel shows the entry gone ({entry_status})")
     for slot in (1, 2):
         served, width, height, text = fetch(slot)
         check(served == "network", f"image {slot}: after reset cache, from the network again ({text})")
-        check((width, height) == (size, size), f"image {slot}: {width}x{height} after the reset")
+        check(max(width, height) == size, f"image {slot}: {width}x{height} after the reset")
+    check_entry(2)
+    # An error path: a source the origin does not have.
+    source = driver.find_element(By.ID, "src1")
+    source.clear()
+    source.send_keys(base + "/demo/samples/missing.jpg")
+    served, _, _, text = fetch(1)
+    status = driver.find_element(By.ID, "status1")
+    check(status.get_attribute("data-error") == "1" and text.startswith("error: 404") and "error" in status.get_attribute("class"),
+          f"a missing source's error is shown ({text})")
+    check(driver.find_element(By.ID, "entry-status").text.startswith("not in the cache"),
+          "the panel says the failed source is not cached")
     driver.save_screenshot("/tmp/thumbcache-demo.png")
 finally:
     driver.quit()

@@ -21,6 +21,11 @@ struct CacheOptions: ParsableArguments {
         transform: { try ByteCount(parsing: $0) })
     var variantDiskSize: ByteCount?
 
+    @Option(name: .customLong("cache-key-ignore-query"), help: ArgumentHelp(EnvironmentFallback.help(
+        "Query parameter left out of the cache key, so presigned URLs of one object share one entry (repeatable; * matches any run, e.g. X-Amz-*). It is still sent to the origin.",
+        flag: "cache-key-ignore-query"), valueName: "name"))
+    var cacheKeyIgnoreQuery: [String] = []
+
     func validate() throws {
         // An empty path would mean the current directory: never what was meant, and not ours to fill.
         if cacheDir?.isEmpty == true { throw ValidationError("--cache-dir must not be empty") }
@@ -29,22 +34,27 @@ struct CacheOptions: ParsableArguments {
         }
     }
 
-    func configuration() -> PipelineConfiguration {
+    func configuration() throws -> PipelineConfiguration {
         var configuration = PipelineConfiguration(
             cacheDirectory: cacheDir.map { URL(fileURLWithPath: $0) } ?? PipelineConfiguration.defaultCacheDirectory)
         configuration.maxDiskSize = maxDiskSize.bytes
         configuration.maxVariantDiskSize = variantDiskSize?.bytes
+        let ignored = try EnvironmentFallback.list(cacheKeyIgnoreQuery, flag: "cache-key-ignore-query")
+        if let bad = ignored.first(where: { $0.value.isEmpty || $0.value.contains("&") || $0.value.contains("=") }) {
+            throw bad.failure("--cache-key-ignore-query takes a query parameter name (with * as a wildcard), not \"\(bad.value)\"")
+        }
+        configuration.cacheKeyRule = CacheKeyRule(ignoredQueryParameters: ignored.map(\.value))
         return configuration
     }
 
     /// Opens the cache for `info` and `stats`: creates, locks, writes and deletes nothing.
-    func openReadOnly() throws(PipelineError) -> ThumbnailPipeline {
+    func openReadOnly() throws -> ThumbnailPipeline {
         try openPipeline { $0.readOnly = true }
     }
 
     /// Opens the pipeline, saying so on stderr if another thumbcache process holds the directory.
-    func openPipeline(configure: (inout PipelineConfiguration) -> Void = { _ in }) throws(PipelineError) -> ThumbnailPipeline {
-        var configuration = configuration()
+    func openPipeline(configure: (inout PipelineConfiguration) -> Void = { _ in }) throws -> ThumbnailPipeline {
+        var configuration = try configuration()
         configure(&configuration)
         return try ThumbnailPipeline(configuration: configuration) { message in
             Console.error(message)

@@ -39,6 +39,11 @@ struct GetCommand: AsyncParsableCommand {
         valueName: "options"))
     var options: String?
 
+    @Flag(help: ArgumentHelp(
+        "Write the cached original's bytes instead of a thumbnail (fresh from the cache, revalidated when stale, fetched when absent).",
+        discussion: "The default output name is <name>.<ext of the original's format>; --size, --options and --format do not apply."))
+    var original = false
+
     @Option(name: .shortAndLong, help: ArgumentHelp(
         "Where to write the thumbnail; - for standard output (default: <name>-<size>.<ext> here, <name> from the URL's path).",
         discussion: "A regular file is replaced atomically; a device or FIFO is written in place."))
@@ -69,16 +74,22 @@ struct GetCommand: AsyncParsableCommand {
     @OptionGroup var decode: DecodeOptions
 
     func validate() throws {
+        if offline && refresh { throw ValidationError("--offline and --refresh contradict each other") }
+        if let staleIfError, staleIfError < 0 { throw ValidationError("--stale-if-error must be 0 or more seconds") }
+        if original {
+            if size != nil || options != nil || format != nil {
+                throw ValidationError("--original writes the original: --size, --options and --format do not apply")
+            }
+            return
+        }
         switch (size, options) {
-        case (nil, nil): throw ValidationError("give --size N or --options LIST")
+        case (nil, nil): throw ValidationError("give --size N or --options LIST (or --original)")
         case (.some, .some): throw ValidationError("give --size or --options, not both")
         case (let size?, nil) where !(1...ThumbnailRequest.maxSize).contains(size):
             throw ValidationError("--size must be between 1 and \(ThumbnailRequest.maxSize)")
         default: break
         }
         _ = try processingOptions()
-        if offline && refresh { throw ValidationError("--offline and --refresh contradict each other") }
-        if let staleIfError, staleIfError < 0 { throw ValidationError("--stale-if-error must be 0 or more seconds") }
         _ = try OutputFormat.resolve(output: output, format: format)
     }
 
@@ -89,15 +100,21 @@ struct GetCommand: AsyncParsableCommand {
     /// Where the JSON report goes: stdout, unless the image does.
     private var reportStream: Console.Stream { output == "-" ? .standardError : .standardOutput }
 
-    private func getThumbnail() async throws {
-        let source = try ImageSource(url)
-        let format = try OutputFormat.resolve(output: output, format: format)
-        let pipeline = try cache.openPipeline {
+    private var policy: FetchPolicy { offline ? .offline : refresh ? .refresh : .normal }
+
+    private func openPipeline() throws -> ThumbnailPipeline {
+        try cache.openPipeline {
             fetch.apply(to: &$0)
             decode.apply(to: &$0)
             $0.staleIfError = staleIfError.map { .seconds($0) }
         }
-        let policy: FetchPolicy = offline ? .offline : refresh ? .refresh : .normal
+    }
+
+    private func getThumbnail() async throws {
+        if original { return try await getOriginal() }
+        let source = try ImageSource(url)
+        let format = try OutputFormat.resolve(output: output, format: format)
+        let pipeline = try openPipeline()
         let result: ThumbnailResult
         do {
             if let processing = try processingOptions() {
@@ -125,6 +142,35 @@ struct GetCommand: AsyncParsableCommand {
             Console.error("warning: served a copy \(String(format: "%.0f", stale.staleness)) s past fresh because the origin failed: \(stale.originError)")
         }
         try report(result, destination: destination)
+    }
+
+    /// `--original`: the cached original's bytes, as the cache holds them.
+    private func getOriginal() async throws {
+        let source = try ImageSource(url)
+        let pipeline = try openPipeline()
+        let stored: CachedOriginal
+        do { stored = try await pipeline.original(for: source, policy: policy) } catch {
+            await pipeline.close()
+            throw error
+        }
+        await pipeline.close()
+        let format = ImageFormat.sniff(stored.data)?.fileExtension ?? String(stored.contentType.dropFirst("image/".count))
+        let destination = output ?? "\(OutputName.stem(for: source)).\(format)"
+        if destination == "-" {
+            try Console.write(stored.data, to: .standardOutput)
+        } else {
+            try AtomicFile.replace(destination, with: stored.data)
+        }
+        if json {
+            let text = Console.json([
+                "output": destination, "servedFrom": stored.servedFrom.rawValue, "source": stored.source, "key": stored.cacheKey,
+                "contentType": stored.contentType, "bytes": stored.data.count,
+            ])
+            try Console.write(Data((text + "\n").utf8), to: reportStream)
+        } else {
+            let place = destination == "-" ? "standard output" : destination
+            Console.error("original \(stored.contentType) (\(stored.data.count) bytes) → \(place) [\(stored.servedFrom.rawValue)]")
+        }
     }
 
     /// `--options` parsed as serve parses a URL's options (one parser); nil without it.

@@ -29,8 +29,10 @@ struct ServeCommand: AsyncParsableCommand {
             source, 404 origin 4xx, 413 download too large, 422 not an image or over the pixel budget, 502 origin \
             failed, 503 overloaded or stopping (Retry-After), 504 timeout.
 
-            Also: GET /healthz (503 while stopping), GET /metrics (Prometheus), POST /admin/purge/<source> with \
-            Authorization: Bearer <--admin-token>, and /demo with --demo. SIGTERM or SIGINT: stop accepting, \
+            Also: GET /healthz (503 while stopping), GET /metrics (Prometheus), POST /admin/purge/<source> (one \
+            source) and POST /admin/purge-all (everything, answering {"entries", "bytes", "memoryThumbnails"}) with \
+            Authorization: Bearer <--admin-token>, and /demo with --demo. --cache-key-ignore-query X-Amz-* makes \
+            presigned URLs of one object share one entry (the parameters are still sent to the origin). SIGTERM or SIGINT: stop accepting, \
             finish requests in flight within --shutdown-timeout, close the cache, exit 0. Exit codes: 0 stopped; \
             8 cache directory error; 64 usage (or a configuration refused, e.g. a public bind without --key).
             """
@@ -87,7 +89,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp(EnvironmentFallback.help("Seconds to finish requests in flight after SIGTERM (default: 20).", flag: "shutdown-timeout")))
     var shutdownTimeout: Double?
 
-    @Option(help: ArgumentHelp(EnvironmentFallback.help("Bearer token of POST /admin/purge/<source>; without it there is no admin route.", flag: "admin-token")))
+    @Option(help: ArgumentHelp(EnvironmentFallback.help("Bearer token of POST /admin/purge/<source> and /admin/purge-all; without it there is no admin route.", flag: "admin-token")))
     var adminToken: String?
 
     @Flag(help: ArgumentHelp(EnvironmentFallback.help("Serve the demo page at /demo (and its samples; allows loopback sources).", flag: "demo")))
@@ -153,7 +155,7 @@ struct ServeCommand: AsyncParsableCommand {
         LoggingSystem.bootstrap { label in LineLogHandler(label: label, json: json) }
         // Log lines are batched; every one is written before serve exits, however it ends.
         defer { LogLineWriter.standardError.flush() }
-        var pipelineConfiguration = cache.configuration()
+        var pipelineConfiguration = try cache.configuration()
         if cache.cacheDir == nil, let directory = ProcessInfo.processInfo.environment["THUMBCACHE_CACHE_DIR"], !directory.isEmpty {
             pipelineConfiguration.cacheDirectory = URL(fileURLWithPath: directory)
         }

@@ -25,14 +25,14 @@ public struct ImageSource: Sendable, Hashable, CustomStringConvertible {
             normalized = location.url
             self.location = location.url
             http = location
-            cacheKey = SHA256Digest.hex(location.url)
+            cacheKey = CacheKeyRule.exact.key(forNormalized: location.url)
         } else if lower.hasPrefix("file://") {
             guard let url = URL(string: trimmed), url.isFileURL else { throw .invalidSource(text, "not a valid file URL") }
             kind = .file
             location = url.standardizedFileURL.path
             normalized = "file://" + location
             http = nil
-            cacheKey = SHA256Digest.hex(normalized)
+            cacheKey = CacheKeyRule.exact.key(forNormalized: normalized)
         } else if lower.hasPrefix("data:") {
             throw .invalidSource(String(trimmed.prefix(40)), "data: URLs are not supported; give an http(s) URL or a file")
         } else if lower.contains("://") {
@@ -42,7 +42,7 @@ public struct ImageSource: Sendable, Hashable, CustomStringConvertible {
             location = URL(fileURLWithPath: trimmed).standardizedFileURL.path
             normalized = "file://" + location
             http = nil
-            cacheKey = SHA256Digest.hex(normalized)
+            cacheKey = CacheKeyRule.exact.key(forNormalized: normalized)
         }
     }
 
@@ -51,9 +51,19 @@ public struct ImageSource: Sendable, Hashable, CustomStringConvertible {
     /// may; a shared server must refuse such sources (docs/http-caching.md#credentials).
     public var hasUserInfo: Bool { http?.hasUserInfo == true }
 
-    /// The DiskLru key: hex SHA-256 of the normalised form (64 characters of `[0-9a-f]`).
-    /// Computed once here, so lookups on the memory-hit path cost no hashing.
-    public let cacheKey: String
+    /// The DiskLru key: hex SHA-256 of the normalised form (64 characters of `[0-9a-f]`), as `CacheKeyRule`
+    /// derives it. Computed once here, so lookups on the memory-hit path cost no hashing.
+    public private(set) var cacheKey: String
+
+    /// This source under the key `rule` derives (itself, with no hashing, when the rule ignores nothing). The
+    /// pipeline keys every source it is given this way (`PipelineConfiguration.cacheKeyRule`); what is fetched
+    /// is unchanged.
+    public func keyed(by rule: CacheKeyRule) -> ImageSource {
+        guard !rule.ignoredQueryParameters.isEmpty, kind == .http else { return self }
+        var keyed = self
+        keyed.cacheKey = rule.key(forNormalized: normalized)
+        return keyed
+    }
 
     public var description: String { normalized }
 }

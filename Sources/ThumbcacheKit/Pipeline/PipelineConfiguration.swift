@@ -45,6 +45,9 @@ public struct PipelineConfiguration: Sendable {
     /// A private cache (the CLI, an app: the default) or a shared one (a server), which keeps nothing the origin
     /// marked `private` or that sets a cookie, and reads `s-maxage` (see `CacheRole`).
     public var cacheRole = CacheRole.privateCache
+    /// How a source's URL becomes its cache key (`CacheKeyRule`): e.g. presigned URLs of one object sharing one
+    /// entry by ignoring their signature's query parameters. Every pipeline call keys its source by it.
+    public var cacheKeyRule = CacheKeyRule.exact
     /// Resolves host names for the address check in place of the system's resolver (tests).
     var hostResolver: (any HostResolver)?
     /// Bounds concurrent renders (a server's `--workers` and `--queue`); default: no bound, as the CLI.

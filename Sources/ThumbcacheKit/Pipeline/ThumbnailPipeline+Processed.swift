@@ -22,7 +22,7 @@ extension ThumbnailPipeline {
     /// The rendition from the memory cache, if there and fresh, without suspending.
     public func memoryHit(for source: ImageSource, _ rendition: Rendition, format: ImageFormat? = nil) -> ThumbnailResult? {
         guard !configuration.readOnly else { return nil }
-        return memoryHit(Self.memoryKey(source.cacheKey, rendition, format: format), acceptingStale: false)
+        return memoryHit(Self.memoryKey(keyed(source).cacheKey, rendition, format: format), acceptingStale: false)
     }
 
     /// The rendition read from disk when its source's entry is fresh and it is stored there, without suspending
@@ -35,7 +35,7 @@ extension ThumbnailPipeline {
         case let .processed(options):
             // A variant's read is not split into page-cache-only reads: the event loop leaves it to the router.
             guard waitingForDisk else { return nil }
-            return variantHit(source, options: options, format: format)
+            return variantHit(keyed(source), options: options, format: format)
         }
     }
 
@@ -46,6 +46,7 @@ extension ThumbnailPipeline {
                           policy: FetchPolicy = .normal, lookingInMemory: Bool = true,
                           lookingOnDisk: Bool = true) async throws(PipelineError) -> ThumbnailResult {
         if configuration.readOnly { throw .cache(.readOnly(directory: store.cache.directory.path)) }
+        let source = keyed(source)
         let key = source.cacheKey
         let format = format ?? options.format
         let memoryKey = Self.memoryKey(key, .processed(options), format: format)
@@ -66,7 +67,7 @@ extension ThumbnailPipeline {
         "\(options.canonical)|\((format ?? options.format)?.rawValue ?? "auto")|q\(configuration.jpegQuality)"
     }
 
-    /// A stored variant whose source entry is fresh, kept in memory from now on.
+    /// A stored variant whose source entry is fresh, kept in memory from now on (`source` already keyed).
     private func variantHit(_ source: ImageSource, options: ProcessingOptions, format: ImageFormat?) -> ThumbnailResult? {
         guard let variants, !configuration.readOnly, !options.raw else { return nil }
         let key = source.cacheKey

@@ -1,3 +1,4 @@
+import DiskLru
 import Foundation
 import ImageDecode
 
@@ -7,7 +8,7 @@ extension ThumbnailPipeline {
     /// of a source whose disk entry is gone (evicted, or removed by `thumbcache rm` beside it).
     @discardableResult
     public func remove(source: ImageSource) throws(PipelineError) -> Bool {
-        let key = source.cacheKey
+        let key = keyed(source).cacheKey
         let existed = try store.entry(forKey: key).map { entry in
             entry.snapshot.close()
             return true
@@ -20,6 +21,31 @@ extension ThumbnailPipeline {
             removedFromMemory = true
         }
         return existed || variantsRemoved > 0 || removedFromMemory
+    }
+
+    /// Empties the disk and memory caches (every entry: original, thumbnails, processed variants): URLCache's
+    /// `removeAllCachedResponses()`, and a running server's `POST /admin/purge-all`. The counters are kept
+    /// (`clear()` also resets them). Returns what was removed.
+    @discardableResult
+    public func removeAll() throws(PipelineError) -> RemovedEntries {
+        let (entries, bytes): (Int, Int64)
+        do {
+            (entries, bytes) = try store.cache.withAccess {
+                // Processed variants belong to their sources' entries: their bytes are counted with them.
+                let counted = (store.cache.entryCount, store.cache.size + (variants?.cache.size ?? 0))
+                try store.cache.evictAll()
+                try variants?.cache.evictAll()
+                return counted
+            }
+        } catch let error as DiskLruError {
+            throw .cache(error)
+        } catch {
+            throw .cache(.invalidArgument("\(error)"))
+        }
+        let memoryThumbnails = memory.keysInLruOrder.count
+        memory.removeAll()
+        unstored.removeAll()
+        return RemovedEntries(entries: entries, bytes: bytes, memoryThumbnails: memoryThumbnails)
     }
 
     /// The smallest `contain` size whose thumbnail still covers a `size`×`size` crop of an image of this shape:

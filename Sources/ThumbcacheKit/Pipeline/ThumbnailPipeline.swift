@@ -99,7 +99,7 @@ public final class ThumbnailPipeline: Sendable {
 
     /// Requests waiting on `source`'s download now (tests wait on this rather than on a sleep).
     func downloadWaiters(for source: ImageSource, policy: FetchPolicy = .normal) async -> Int {
-        await origins.waiters(for: "\(source.cacheKey)|\(policy.rawValue)")
+        await origins.waiters(for: "\(keyed(source).cacheKey)|\(policy.rawValue)")
     }
 
     // MARK: - Public API
@@ -115,6 +115,7 @@ public final class ThumbnailPipeline: Sendable {
     {
         guard (1...ThumbnailRequest.maxSize).contains(size) else { throw .invalidSize(size) }
         if configuration.readOnly { throw .cache(.readOnly(directory: store.cache.directory.path)) }
+        let source = keyed(source)
         let key = source.cacheKey
         let memoryKey = Self.memoryKey(key, size: size, fit: fit, format: format)
         if lookingInMemory, policy != .refresh, let result = memoryHit(memoryKey, acceptingStale: policy == .offline) { return result }
@@ -132,18 +133,7 @@ public final class ThumbnailPipeline: Sendable {
     func settled(_ source: ImageSource, key: String, memoryKey: String, policy: FetchPolicy,
                  render: @escaping @Sendable (Origin) async throws -> ThumbnailResult) async throws(PipelineError) -> ThumbnailResult {
         do {
-            let origin = try await origins.value(for: "\(key)|\(policy.rawValue)") {
-                // Downloaded by an earlier flight and not stored yet: that download, not another one.
-                if policy != .refresh, let held = self.unstored.origin(for: key),
-                   policy == .offline || Freshness(metadata: held.metadata, now: Date(), shared: self.shared).isFresh {
-                    return held
-                }
-                let started = ContinuousClock.now
-                var origin = try await self.resolveOrigin(source, key: key, policy: policy)
-                origin.fetchDuration = started.duration(to: .now)
-                self.unstored.hold(origin, for: key)
-                return origin
-            }
+            let origin = try await settledOrigin(source, key: key, policy: policy)
             // The promised render place, if the render did not take it, goes back once this request is done.
             defer { origin.admission?.release() }
             let renderKey = "\(memoryKey)|\(origin.metadata.responseTime)|\(origin.servedFrom.rawValue)"
@@ -173,17 +163,39 @@ public final class ThumbnailPipeline: Sendable {
             return result
         } catch {
             sessionStats.withLock { $0.failures += 1 }
-            if let error = error as? PipelineError { throw error }
-            if error is CancellationError { throw .cancelled("the request for \(source.normalized) stopped waiting") }
-            throw .network(url: source.normalized, reason: "\(error)")
+            throw Self.pipelineError(error, source: source)
         }
+    }
+
+    /// The origin question for `source` settled once for all its concurrent callers (`origins`): a download
+    /// held unstored, the stored entry (fresh, or revalidated), or a new download.
+    func settledOrigin(_ source: ImageSource, key: String, policy: FetchPolicy) async throws -> Origin {
+        try await origins.value(for: "\(key)|\(policy.rawValue)") {
+            // Downloaded by an earlier flight and not stored yet: that download, not another one.
+            if policy != .refresh, let held = self.unstored.origin(for: key),
+               policy == .offline || Freshness(metadata: held.metadata, now: Date(), shared: self.shared).isFresh {
+                return held
+            }
+            let started = ContinuousClock.now
+            var origin = try await self.resolveOrigin(source, key: key, policy: policy)
+            origin.fetchDuration = started.duration(to: .now)
+            self.unstored.hold(origin, for: key)
+            return origin
+        }
+    }
+
+    /// A request's failure as the `PipelineError` it throws.
+    static func pipelineError(_ error: any Error, source: ImageSource) -> PipelineError {
+        if let error = error as? PipelineError { return error }
+        if error is CancellationError { return .cancelled("the request for \(source.normalized) stopped waiting") }
+        return .network(url: source.normalized, reason: "\(error)")
     }
 
     /// The thumbnail from the memory cache if it is there and its source still fresh, without suspending:
     /// a server answers these before it sets up a request's deadline (two tasks and a timer per request).
     public func memoryHit(for source: ImageSource, size: Int, fit: FitMode = .contain, format: ImageFormat? = nil) -> ThumbnailResult? {
         guard !configuration.readOnly else { return nil }
-        return memoryHit(Self.memoryKey(source.cacheKey, size: size, fit: fit, format: format), acceptingStale: false)
+        return memoryHit(Self.memoryKey(keyed(source).cacheKey, size: size, fit: fit, format: format), acceptingStale: false)
     }
 
     /// The thumbnail read from its disk entry when that entry is fresh and stores it (a ladder size, `contain`),
@@ -195,6 +207,7 @@ public final class ThumbnailPipeline: Sendable {
     /// for an inode not in memory.
     public func diskHit(for source: ImageSource, size: Int, fit: FitMode = .contain, format: ImageFormat? = nil,
                         waitingForDisk: Bool = true) -> ThumbnailResult? {
+        let source = keyed(source)
         let key = source.cacheKey
         return diskHit(source, key: key, memoryKey: Self.memoryKey(key, size: size, fit: fit, format: format),
                        size: size, fit: fit, format: format, waitingForDisk: waitingForDisk)
@@ -219,6 +232,11 @@ public final class ThumbnailPipeline: Sendable {
         return result
     }
 
+    /// `source` under this pipeline's key rule: every public entry point keys its source here, once.
+    func keyed(_ source: ImageSource) -> ImageSource {
+        source.keyed(by: configuration.cacheKeyRule)
+    }
+
     static func memoryKey(_ key: String, size: Int, fit: FitMode, format: ImageFormat?) -> String {
         "\(key)/" + Rendition.thumbnail(size: size, fit: fit).memoryKeySuffix(format: format)
     }
@@ -235,11 +253,20 @@ public final class ThumbnailPipeline: Sendable {
 
     /// What is cached for `source`, without fetching anything.
     public func info(for source: ImageSource) throws(PipelineError) -> EntryInfo? {
+        let source = keyed(source)
         guard let entry = try store.entry(forKey: source.cacheKey) else { return nil }
         defer { entry.snapshot.close() }
-        let bytes = (0..<store.ladder.valueCount).reduce(Int64(0)) { $0 + entry.snapshot.length(at: $1) }
+        let lengths = (0..<store.ladder.valueCount).map { entry.snapshot.length(at: $0) }
         return EntryInfo(metadata: entry.metadata, cacheKey: source.cacheKey,
-                         freshness: Freshness(metadata: entry.metadata, now: Date(), shared: shared), storedBytes: bytes)
+                         freshness: Freshness(metadata: entry.metadata, now: Date(), shared: shared),
+                         storedBytes: lengths.reduce(0, +), valueLengths: lengths)
+    }
+
+    /// The DiskLru journal of the cache directory, its records written out first (the journal is buffered): for
+    /// showing what an entry's writes recorded (`/demo`'s entry panel), read-only.
+    public func journalFile() -> URL {
+        if !configuration.readOnly { try? store.cache.flush() }
+        return store.cache.directory.appendingPathComponent(DiskLruCache.journalFileName)
     }
 
     /// Counters over every process that used this cache directory, plus its current size.
@@ -248,20 +275,10 @@ public final class ThumbnailPipeline: Sendable {
         return (total, store.cache.entryCount, store.cache.size + (variants?.cache.size ?? 0), configuration.maxDiskSize)
     }
 
-    /// Removes every cached entry and resets the counters.
+    /// Removes every cached entry (`removeAll()`) and resets the counters.
     public func clear() throws(PipelineError) {
-        do {
-            try store.cache.withAccess {
-                try store.cache.evictAll()
-                try variants?.cache.evictAll()
-                CacheStats().save(to: statsURL)
-            }
-        } catch let error as DiskLruError {
-            throw .cache(error)
-        } catch {
-            throw .cache(.invalidArgument("\(error)"))
-        }
-        memory.removeAll()
+        try removeAll()
+        try? store.cache.withAccess { CacheStats().save(to: statsURL) }
         sessionStats.withLock { $0 = CacheStats() }
     }
 

@@ -67,4 +67,7 @@ public struct EntryInfo: Sendable {
     public var cacheKey: String
     public var freshness: Freshness
     public var storedBytes: Int64
+    /// The length of each DiskLru value of the entry, by index: 0 the metadata JSON, 1 the original, then one
+    /// per ladder size (`SizeLadder.valueIndex(of:)`; 0 where that size has no thumbnail).
+    public var valueLengths: [Int64] = []
 }

@@ -18,7 +18,8 @@ import ThumbcacheKit
 ///   from the short grammar by `PathGrammar`.
 /// - `GET|HEAD /healthz`: `ok`, or 503 while stopping. `GET|HEAD /metrics`: Prometheus text (unless moved to its own
 ///   port).
-/// - `POST /admin/purge/<source>` with `Authorization: Bearer <token>`, only with an admin token.
+/// - `POST /admin/purge/<source>` and `POST /admin/purge-all` with `Authorization: Bearer <token>`, only with an
+///   admin token.
 /// - `/demo…`, only with `demo` (see `DemoPage`).
 public final class ThumbcacheEndpoints: Sendable {
     public let configuration: ServeConfiguration
@@ -57,7 +58,10 @@ public final class ThumbcacheEndpoints: Sendable {
         if metricsRoute { Self.getAndHead(router, "metrics") { self.metricsAnswer() } }
         if configuration.adminToken != nil {
             router.post("admin/purge/:source") { request, context in
-                self.purge(request, source: context.parameters.get("source") ?? "").response
+                (self.refusal(request) ?? self.purge(encodedSource: context.parameters.get("source") ?? "")).response
+            }
+            router.post("admin/purge-all") { request, _ in
+                (self.refusal(request) ?? self.purgeAll()).response
             }
         }
         if configuration.demo { DemoPage(endpoints: self).register(on: router) }
@@ -227,7 +231,8 @@ public final class ThumbcacheEndpoints: Sendable {
         return source
     }
 
-    func purge(_ request: Request, source encoded: String) -> ServerAnswer {
+    /// The 401 for an admin request without the admin token, else nil.
+    func refusal(_ request: Request) -> ServerAnswer? {
         let expected = Data((configuration.adminToken ?? "").utf8)
         let given = Data((Self.bearerToken(request.headers[.authorization]) ?? "").utf8)
         // Compared as MACs of both, so the comparison takes the same time wherever they differ.
@@ -237,7 +242,7 @@ public final class ThumbcacheEndpoints: Sendable {
                                                      authenticating: given, using: key) else {
             return ServeError(status: .unauthorized, code: "unauthorized", message: "purge needs Authorization: Bearer <admin token>").answer
         }
-        return purge(encodedSource: encoded)
+        return nil
     }
 
     /// The token of `Authorization: Bearer <token>`, or nil. The scheme is case-insensitive (RFC 9110 §11.1), and
@@ -247,6 +252,18 @@ public final class ThumbcacheEndpoints: Sendable {
               header[..<space].lowercased() == "bearer" else { return nil }
         let token = HeaderList.trimmed(header[space...])
         return token.isEmpty ? nil : token
+    }
+
+    /// Empties the disk and memory caches; says what it removed.
+    func purgeAll() -> ServerAnswer {
+        do {
+            let removed = try pipeline.removeAll()
+            return .body(.ok, [.contentType: "application/json", .cacheControl: "no-store"],
+                         ServeError.json(["entries": removed.entries, "bytes": removed.bytes,
+                                          "memoryThumbnails": removed.memoryThumbnails]))
+        } catch {
+            return ServeError(error).answer
+        }
     }
 
     /// Removes the source's entry (original and every thumbnail) from disk and memory.
