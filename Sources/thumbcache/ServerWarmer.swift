@@ -47,10 +47,7 @@ public struct ServerWarmer: Sendable {
         var received = 0
         for size in sizes {
             do {
-                var request = HTTPClientRequest(url: requestURL(source: source, size: size))
-                request.method = .GET
-                let response = try await HTTPClient.shared.execute(request, timeout: .init(timeout))
-                let body = try await response.body.collect(upTo: 256 << 20)
+                let (response, body) = try await fetch(requestURL(source: source, size: size))
                 guard response.status.code == 200 else {
                     return .failed("HTTP \(response.status.code)" + Self.errorDetail(body))
                 }
@@ -70,6 +67,29 @@ public struct ServerWarmer: Sendable {
         if served.contains(.network) { return .fetched(downloaded: received, stored: 0) }
         if served.contains(.revalidated) { return .revalidated(stored: 0) }
         return .fresh(stored: 0)
+    }
+
+    /// One GET, asked again once when the connection drops before an answer: a pooled keep-alive connection
+    /// that the server closes (its idle timeout) just as it is reused is reset, which says nothing about the
+    /// server or the source, and a GET may be repeated.
+    private func fetch(_ url: String) async throws -> (HTTPClientResponse, ByteBuffer) {
+        var request = HTTPClientRequest(url: url)
+        request.method = .GET
+        for attempt in 1...2 {
+            do {
+                let response = try await HTTPClient.shared.execute(request, timeout: .init(timeout))
+                return (response, try await response.body.collect(upTo: 256 << 20))
+            } catch where attempt == 1 && Self.isDroppedConnection(error) && !Task.isCancelled {
+                continue
+            }
+        }
+        preconditionFailure("the second attempt returns or throws")
+    }
+
+    static func isDroppedConnection(_ error: any Error) -> Bool {
+        if let error = error as? HTTPClientError, error == .remoteConnectionClosed { return true }
+        if let error = error as? IOError, [ECONNRESET, EPIPE].contains(error.errnoCode) { return true }
+        return false
     }
 
     /// The server's JSON error code (`{"error": "bad_signature", …}`), when there is one.

@@ -110,6 +110,10 @@ final class ServerHarness: Sendable {
     static let client: HTTPClient = {
         var configuration = HTTPClient.Configuration()
         configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 64
+        // The client lets an idle connection go well before the server's idle timeout (30 s) could close it: a
+        // pooled connection the server closes just as the client reuses it is a reset, and a busy machine once
+        // stretched a test's idle gap past 30 s (AsyncHTTPClient keeps idle connections 60 s by default).
+        configuration.connectionPool.idleTimeout = .seconds(5)
         return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }()
 
