@@ -138,7 +138,7 @@ struct ServeCommand: AsyncParsableCommand {
     var memoryCacheSize: String?
 
     @Option(help: ArgumentHelp(EnvironmentFallback.help(
-        "Pressure stall file watched to shrink the memory cache while the machine is short of memory; \"\" turns it off (default: /proc/pressure/memory).",
+        "Pressure stall file watched to shrink the memory cache while the machine is short of memory; \"\" turns it off (default: /proc/pressure/memory and the cgroup's memory.pressure, else cgroup memory.current/memory.max, else /proc/meminfo).",
         flag: "memory-pressure-file"), valueName: "path"))
     var memoryPressureFile: String?
 
@@ -203,7 +203,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.headerTimeout = try Self.duration(headerTimeout, "header-timeout") ?? configuration.headerTimeout
         configuration.drainTimeout = try Self.duration(drainTimeout, "drain-timeout", allowingZero: true) ?? configuration.drainTimeout
         if let file = try EnvironmentFallback.value(memoryPressureFile, flag: "memory-pressure-file") {
-            configuration.memoryPressureFile = file.isEmpty ? nil : file
+            if file.isEmpty { configuration.watchesMemoryPressure = false } else { configuration.memoryPressureFile = file }
         }
         configuration.adminToken = try EnvironmentFallback.value(adminToken, flag: "admin-token", emptyIsError: true)
         configuration.demo = try EnvironmentFallback.flag(demo, flag: "demo")

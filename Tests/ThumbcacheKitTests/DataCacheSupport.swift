@@ -30,6 +30,8 @@ enum DataCacheFixture {
     static var loopback: DataCacheConfiguration {
         var configuration = DataCacheConfiguration()
         configuration.sourcePolicy = SourcePolicy(allowLoopback: true, allowPrivate: false)
+        // The machine's memory pressure must not evict what a test asserts on (MemoryPressureMonitorTests drive it).
+        configuration.memoryPressure = nil
         return configuration
     }
 

@@ -22,6 +22,8 @@ final class PipelineHarness {
     init(configure: (inout PipelineConfiguration) -> Void = { _ in }) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("thumbcache-tests-\(UUID().uuidString)")
         var configuration = PipelineConfiguration(cacheDirectory: directory)
+        // The machine's memory pressure must not evict what a test asserts on (MemoryPressureMonitorTests drive it).
+        configuration.memoryPressure = nil
         configure(&configuration)
         pipeline = try ThumbnailPipeline(configuration: configuration)
     }

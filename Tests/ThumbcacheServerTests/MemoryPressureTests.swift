@@ -21,46 +21,70 @@ import ThumbcacheKit
         "some avg10=\(some) avg60=0.00 avg300=0.00 total=1234\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=0\n"
     }
 
+    /// The monitor `serve --memory-pressure-file FILE` builds, polled by hand (no interval: nothing polls behind
+    /// the test's back).
+    func monitor(watching file: URL, calmPolls: Int = 10) -> MemoryPressureMonitor {
+        var configuration = ServeConfiguration()
+        configuration.memoryPressureFile = file.path
+        var monitorConfiguration = configuration.memoryPressureMonitor!.configuration
+        (monitorConfiguration.interval, monitorConfiguration.calmPolls) = (nil, calmPolls)
+        return MemoryPressureMonitor(configuration: monitorConfiguration)
+    }
+
     @Test func psiParsing() {
-        #expect(MemoryPressureMonitor<String, Int>.someAverage10(Self.psi(37.5)) == 37.5)
-        #expect(MemoryPressureMonitor<String, Int>.someAverage10("full avg10=3.00\n") == nil)
-        #expect(MemoryPressureMonitor<String, Int>.someAverage10("") == nil)
+        #expect(PressureStallSource.someAverage10(Self.psi(37.5)) == 37.5)
+        #expect(PressureStallSource.someAverage10("full avg10=3.00\n") == nil)
+        #expect(PressureStallSource.someAverage10("") == nil)
+    }
+
+    @Test func serveFlagsChooseTheMonitor() throws {
+        var configuration = ServeConfiguration()
+        #expect(configuration.memoryPressureMonitor === MemoryPressureMonitor.shared, "default: the library's shared monitor")
+        configuration.memoryPressureFile = "/some/psi"
+        let source = try #require(configuration.memoryPressureMonitor?.configuration.source as? PressureStallSource)
+        #expect(source.files == [URL(fileURLWithPath: "/some/psi")])
+        configuration.watchesMemoryPressure = false
+        #expect(configuration.memoryPressureMonitor == nil, "--memory-pressure-file \"\": off")
     }
 
     @Test func cacheShrinksUnderPressureAndGrowsBackWhenCalm() throws {
-        let cache = MemoryCache<String, Int>(limits: .init(totalCost: 64 << 20, count: 10_000, entryCost: 1 << 20))
+        let file = try write(Self.psi(0), "pressure")
+        let monitor = monitor(watching: file, calmPolls: 2)
+        let cache = MemoryCache<String, Int>(limits: .init(totalCost: 64 << 20, count: 10_000, entryCost: 1 << 20),
+                                             memoryPressure: monitor)
         for index in 0..<64 { cache.set(index, forKey: "k\(index)", cost: 1 << 20) }  // 64 MiB, full
         #expect(cache.totalCost == 64 << 20)
-        let file = try write(Self.psi(0), "pressure")
-        var thresholds = MemoryPressureMonitor<String, Int>.Thresholds()
-        thresholds.calmPolls = 2
-        let monitor = MemoryPressureMonitor(cache: cache, pressureFile: file, thresholds: thresholds)
-        #expect(monitor.poll() == 64 << 20, "no pressure: nothing changes")
-        #expect(cache.count == 64)
+        #expect(monitor.check() == .low)
+        #expect(cache.limits.totalCost == 64 << 20 && cache.count == 64, "no pressure: nothing changes")
 
         _ = try write(Self.psi(42), "pressure")
-        #expect(monitor.poll() == 32 << 20)
+        #expect(monitor.check() == .high)
+        #expect(cache.limits.totalCost == 32 << 20)
         #expect(cache.totalCost <= 32 << 20 && cache.count == 32)
         #expect(cache.value(forKey: "k63") != nil && cache.value(forKey: "k0") == nil, "the least recently used go first")
-        #expect(monitor.poll() == 16 << 20)
-        for _ in 0..<10 { monitor.poll() }
+        monitor.check()
+        #expect(cache.limits.totalCost == 16 << 20)
+        for _ in 0..<10 { monitor.check() }
         #expect(cache.limits.totalCost == 4 << 20, "never below a sixteenth of the configured size")
         #expect(cache.totalCost <= 4 << 20)
 
         _ = try write(Self.psi(5), "pressure")  // between the thresholds: hold
-        for _ in 0..<4 { monitor.poll() }
+        for _ in 0..<4 { #expect(monitor.check() == .moderate) }
         #expect(cache.limits.totalCost == 4 << 20)
         _ = try write(Self.psi(0), "pressure")
-        #expect(monitor.poll() == 4 << 20, "one calm poll is not enough")
-        #expect(monitor.poll() == 8 << 20)
-        for _ in 0..<20 { monitor.poll() }
-        #expect(cache.limits.totalCost == 64 << 20, "back to the configured size, never above")
+        monitor.check()
+        #expect(cache.limits.totalCost == 4 << 20, "one calm poll is not enough")
+        monitor.check()
+        #expect(cache.limits.totalCost == 8 << 20)
+        for _ in 0..<20 { monitor.check() }
+        #expect(cache.limits.totalCost == 64 << 20 && cache.limits.count == 10_000, "back to the configured size, never above")
     }
 
     @Test func unreadablePressureChangesNothing() {
-        let cache = MemoryCache<String, Int>(limits: .init(totalCost: 1 << 20))
-        let monitor = MemoryPressureMonitor(cache: cache, pressureFile: work.appendingPathComponent("missing"))
-        #expect(monitor.poll() == 1 << 20)
+        let monitor = monitor(watching: work.appendingPathComponent("missing"))
+        let cache = MemoryCache<String, Int>(limits: .init(totalCost: 1 << 20), memoryPressure: monitor)
+        #expect(monitor.check() == nil)
+        #expect(cache.limits.totalCost == 1 << 20)
     }
 
     @Test func cgroupLimits() throws {

@@ -46,6 +46,8 @@ final class ServerHarness: Sendable {
         // Tests of the deadline set their own; elsewhere a render may wait long for CPU while other suites
         // run in parallel (a loaded machine turned first requests into 504s at the 10 s default).
         configuration.timeout = .seconds(60)
+        // The machine's memory pressure must not evict what a test asserts on (MemoryPressureTests drive it).
+        configuration.watchesMemoryPressure = false
         configure(&configuration)
         var pipelineConfiguration = PipelineConfiguration(cacheDirectory: self.directory)
         pipeline(&pipelineConfiguration)

@@ -69,7 +69,8 @@ public final class DataCache<Owner: CachedDataOwner>: Sendable {
         self.configuration = configuration
         // The per-entry cap is the whole cap: a value larger than the cache is not kept, any other one is.
         let bytes = max(0, maxMemoryBytes)
-        memory = MemoryCache(limits: .init(totalCost: bytes, count: max(0, maxCount), entryCost: bytes))
+        memory = MemoryCache(limits: .init(totalCost: bytes, count: max(0, maxCount), entryCost: bytes),
+                             memoryPressure: configuration.memoryPressure)
         self.cost = cost
         self.store = store
         staleIfError = StaleIfError(clientAllowance: configuration.staleIfError.map { $0 / .seconds(1) },

@@ -27,6 +27,9 @@ public struct DataCacheConfiguration: Sendable {
     /// A private cache (an app, one user: the default) or a shared one (a server answering many users), which keeps
     /// nothing marked `private` or that sets a cookie, and reads `s-maxage`.
     public var cacheRole = CacheRole.privateCache
+    /// Trims the memory tier while the system is short of memory, as NSCache does (docs/library.md, "Memory
+    /// pressure"): the process's shared monitor by default; nil keeps the memory tier's bounds whatever happens.
+    public var memoryPressure: MemoryPressureMonitor? = .shared
     /// Resolves host names for the address check in place of the system's resolver (tests).
     var hostResolver: (any HostResolver)?
 

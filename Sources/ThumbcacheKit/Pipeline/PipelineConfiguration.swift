@@ -20,6 +20,9 @@ public struct PipelineConfiguration: Sendable {
     public var maxConnectionsPerHost = 16
     public var ladder = SizeLadder.standard
     public var memoryLimits = MemoryCache<String, MemoryEntry>.Limits(totalCost: 64 << 20, count: 2000)
+    /// Trims the memory cache while the system is short of memory (docs/library.md, "Memory pressure"): the
+    /// process's shared monitor by default; nil keeps `memoryLimits` whatever happens.
+    public var memoryPressure: MemoryPressureMonitor? = .shared
     public var jpegQuality = 80
     public var maxPixels = 50_000_000
     /// The longest side a processed image may have (after dpr, zoom, enlarge, extend and padding): larger

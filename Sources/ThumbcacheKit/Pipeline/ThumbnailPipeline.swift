@@ -70,7 +70,7 @@ public final class ThumbnailPipeline: Sendable {
 
     public init(configuration: PipelineConfiguration, onLockWait: @Sendable (String) -> Void = { _ in }) throws(PipelineError) {
         self.configuration = configuration
-        memory = MemoryCache(limits: configuration.memoryLimits)
+        memory = MemoryCache(limits: configuration.memoryLimits, memoryPressure: configuration.memoryPressure)
         let directory = CacheDirectory(url: configuration.cacheDirectory)
         statsURL = directory.stats
         downloads = directory.downloads

@@ -1,7 +1,11 @@
 
 /// A thread-safe LRU bounded by total cost (bytes) and by count, with a per-entry cost cap: the role of
 /// NSCache, but a real LRU with predictable eviction. Holds encoded thumbnails.
-public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
+///
+/// Like NSCache it gives memory back on its own when the system is short of it: it registers with a
+/// `MemoryPressureMonitor` (`shared` by default; nil opts out), which halves its bounds under pressure and
+/// restores them once the pressure is gone (`PressureTrim`).
+public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: MemoryPressureResponder {
     public struct Limits: Sendable {
         public var totalCost: Int
         public var count: Int
@@ -29,24 +33,61 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
         var oldest: Node?
         var newest: Node?
         var totalCost = 0
+        /// As configured (`init`, `setTotalCostLimit`).
+        var configured: Limits
+        /// In force: the configured limits, lowered while memory is short.
         var limits: Limits
+        var trim = PressureTrim()
+
+        mutating func applyTrim() {
+            let bounds = trim.bounds(configuredCost: configured.totalCost, configuredCount: configured.count)
+            (limits.totalCost, limits.count) = (bounds.cost, bounds.count)
+        }
     }
 
     private let state: Locked<State>
+    /// Kept so a monitor of its own (not `shared`) lives as long as the cache; it holds the cache weakly.
+    private let memoryPressure: MemoryPressureMonitor?
 
-    public init(limits: Limits = Limits()) {
-        state = Locked(State(limits: limits))
+    /// `memoryPressure`: the monitor that trims this cache when the system is short of memory; nil: never trimmed.
+    public init(limits: Limits = Limits(), memoryPressure: MemoryPressureMonitor? = .shared) {
+        state = Locked(State(configured: limits, limits: limits))
+        self.memoryPressure = memoryPressure
+        memoryPressure?.register(self)
     }
 
-    /// The limits in force: `setTotalCostLimit` lowers and restores the byte bound under memory pressure.
+    /// The limits in force: the configured ones, with the byte and count bounds lowered while memory is short.
     public var limits: Limits { state.withLock { $0.limits } }
 
-    /// Changes the byte bound (the per-entry cap stays) and evicts least recently used entries down to it:
-    /// how a server gives memory back when the machine needs it, as NSCache does.
+    /// Whether memory pressure has lowered the bounds below the configured ones.
+    public var isTrimmedForMemoryPressure: Bool { state.withLock { $0.trim.isTrimming } }
+
+    /// Changes the configured byte bound (the per-entry cap stays) and evicts least recently used entries down to
+    /// it (or to the lower bound memory pressure imposes meanwhile).
     public func setTotalCostLimit(_ totalCost: Int) {
         state.withLock { state in
-            state.limits.totalCost = max(0, totalCost)
+            state.configured.totalCost = max(0, totalCost)
+            state.applyTrim()
             Self.evictOverLimits(&state)
+        }
+    }
+
+    /// Halves the byte and count bounds (down to a sixteenth of what the cache held when the pressure began, at
+    /// least 1 MiB and 16 entries) and evicts least recently used entries down to them.
+    public func shrinkForMemoryPressure() {
+        state.withLock { state in
+            guard state.trim.shrink(configuredCost: state.configured.totalCost, configuredCount: state.configured.count,
+                                    heldCost: state.totalCost, heldCount: state.nodes.count) else { return }
+            state.applyTrim()
+            Self.evictOverLimits(&state)
+        }
+    }
+
+    /// Doubles the bounds back; the last step restores the configured ones.
+    public func recoverFromMemoryPressure() {
+        state.withLock { state in
+            guard state.trim.recover() else { return }
+            state.applyTrim()
         }
     }
 

@@ -63,8 +63,20 @@ public struct ServeConfiguration: Sendable {
     /// its answers with the router's.
     var answersHitsFromBytes = true
 
-    /// The PSI file watched for memory pressure (the memory cache shrinks while it is high); nil: not watched.
-    public var memoryPressureFile: String? = "/proc/pressure/memory"
+    /// Whether the memory cache shrinks while the machine is short of memory (`MemoryPressureMonitor`).
+    public var watchesMemoryPressure = true
+    /// A PSI file to watch in place of the library's automatic choice (`MemoryPressureSources.automatic()`: PSI,
+    /// else cgroup usage, else meminfo); nil: the automatic choice, through the process's shared monitor.
+    public var memoryPressureFile: String?
+
+    /// The monitor that trims the pipeline's memory cache, by `watchesMemoryPressure` and `memoryPressureFile`.
+    public var memoryPressureMonitor: MemoryPressureMonitor? {
+        guard watchesMemoryPressure else { return nil }
+        guard let memoryPressureFile else { return .shared }
+        var configuration = MemoryPressureConfiguration()
+        configuration.source = PressureStallSource(files: [URL(fileURLWithPath: memoryPressureFile)])
+        return MemoryPressureMonitor(configuration: configuration)
+    }
 
     public init() {}
 

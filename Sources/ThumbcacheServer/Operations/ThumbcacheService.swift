@@ -26,6 +26,7 @@ public struct ThumbcacheService: Sendable {
         let limiter = RenderLimiter(workers: configuration.workers, queue: configuration.queue)
         var pipelineConfiguration = pipelineConfiguration
         pipelineConfiguration.renderGate = limiter
+        pipelineConfiguration.memoryPressure = configuration.memoryPressureMonitor
         pipelineConfiguration.sourcePolicy = configuration.sourcePolicy
         pipelineConfiguration.cacheRole = .shared(ignoringSetCookie: configuration.ignoreSetCookie)
         // `--max-size` bounds a processed image too, after dpr, zoom, enlarge, extend and padding.
@@ -70,9 +71,6 @@ public struct ThumbcacheService: Sendable {
                 onServerRunning: { channel in await onListening(channel.localAddress?.port ?? 0) }, logger: logger))
         }
         services.append(Draining(server: app, endpoints: endpoints, drain: configuration.drainTimeout, logger: logger))
-        if let file = configuration.memoryPressureFile {
-            services.append(MemoryPressureMonitor(cache: endpoints.pipeline.memory, pressureFile: URL(fileURLWithPath: file)))
-        }
         var groupConfiguration = ServiceGroupConfiguration(
             services: services.map { .init(service: $0) }, gracefulShutdownSignals: gracefulShutdownSignals, logger: logger)
         groupConfiguration.maximumGracefulShutdownDuration = configuration.drainTimeout + configuration.shutdownTimeout

@@ -5,24 +5,35 @@ import Foundation
 public enum CgroupMemoryLimit {
     /// cgroup v2 (`<root>/<own path>/memory.max`, then `<root>/memory.max`), else v1
     /// (`<root>/memory/memory.limit_in_bytes`); nil when there is no limit ("max", or v1's page-rounded 2^63).
-    public static func read(root: URL = URL(fileURLWithPath: "/sys/fs/cgroup"),
-                            selfCgroup: URL = URL(fileURLWithPath: "/proc/self/cgroup")) -> Int? {
+    public static func read(root: URL = CgroupDirectory.root, selfCgroup: URL = CgroupDirectory.selfCgroup) -> Int? {
         var candidates: [URL] = []
-        if let membership = try? String(contentsOf: selfCgroup, encoding: .utf8),
-           let line = membership.split(separator: "\n").first(where: { $0.hasPrefix("0::") }) {
-            let path = line.dropFirst(3).trimmingCharacters(in: .whitespaces)
-            if path != "/" && !path.isEmpty { candidates.append(root.appendingPathComponent(path).appendingPathComponent("memory.max")) }
+        if let own = CgroupDirectory.own(root: root, selfCgroup: selfCgroup) {
+            candidates.append(own.appendingPathComponent("memory.max"))
         }
         candidates.append(root.appendingPathComponent("memory.max"))
         candidates.append(root.appendingPathComponent("memory/memory.limit_in_bytes"))
         for file in candidates {
             guard let text = try? String(contentsOf: file, encoding: .utf8) else { continue }
-            let value = text.trimmingCharacters(in: .whitespacesAndNewlines)
-            if value == "max" { return nil }
-            guard let bytes = Int(value), bytes > 0 else { continue }
-            return bytes >= 1 << 62 ? nil : bytes
+            switch parse(text) {
+            case .unlimited: return nil
+            case .bytes(let bytes): return bytes
+            case nil: continue
+            }
         }
         return nil
+    }
+
+    enum Parsed: Equatable {
+        case unlimited
+        case bytes(Int)
+    }
+
+    /// A `memory.max` or `memory.limit_in_bytes` file: "max" or at least 2^62 (v1's "no limit") is unlimited.
+    static func parse(_ text: String) -> Parsed? {
+        let value = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        if value == "max" { return .unlimited }
+        guard let bytes = Int(value), bytes > 0 else { return nil }
+        return bytes >= 1 << 62 ? .unlimited : .bytes(bytes)
     }
 
     /// The memory cache's default size: an eighth of the cgroup limit, within 16 MiB…1 GiB; 64 MiB without one.
