@@ -132,6 +132,8 @@ let package = Package(
         .executableTarget(name: "format-bench", dependencies: ["ImageDecode"]),
         // Memory-hit latency benchmark (scripts/bench-get.sh).
         .executableTarget(name: "pipeline-bench", dependencies: ["ThumbcacheKit"]),
+        // DataCache hits against a locked dictionary and FileManager reads (scripts/bench-datacache.sh).
+        .executableTarget(name: "datacache-bench", dependencies: ["ThumbcacheKit", "OriginTestSupport"]),
         .executableTarget(name: "thumbcache", dependencies: [
             "ImageDecode", "ThumbcacheKit", "ThumbcacheServer",
             .product(name: "Logging", package: "swift-log"),
