@@ -18,7 +18,8 @@ struct CacheOptions: ParsableArguments {
     @Option(help: ArgumentHelp(
         "The part of --max-disk-size kept for processed images (imgproxy options), evicted on their own; 0 keeps them in memory only (default: a quarter).",
         valueName: "size"),
-        transform: { try ByteCount(parsing: $0) })
+        // 0 is a setting here (no variants on disk), not a size too small to hold anything.
+        transform: { $0 == "0" ? ByteCount(bytes: 0) : try ByteCount(parsing: $0) })
     var variantDiskSize: ByteCount?
 
     @Option(name: .customLong("cache-key-ignore-query"), help: ArgumentHelp(EnvironmentFallback.help(
