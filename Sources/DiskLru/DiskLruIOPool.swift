@@ -15,6 +15,9 @@ public final class DiskLruIOPool: @unchecked Sendable {
     private var jobs: [@Sendable () -> Void] = []
     private var next = 0
     private var started = false
+    /// The pool's threads, as `pthread_self()` names them (Foundation's `Thread.name` is not reliably visible
+    /// from the thread itself on Linux).
+    private var threads = Set<pthread_t>()
 
     private init(threads: Int) {
         threadCount = max(1, threads)
@@ -29,17 +32,25 @@ public final class DiskLruIOPool: @unchecked Sendable {
         return try result.get()
     }
 
+    /// Whether the calling thread is one of the pool's (where `background` calls do their I/O).
+    public var ownsCurrentThread: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return threads.contains(pthread_self())
+    }
+
     private func submit(_ job: @escaping @Sendable () -> Void) {
         condition.lock()
         if !started {
             started = true
             for index in 0..<threadCount {
-                // Named from inside: on Linux a name given to the `Thread` object before it starts is not what
-                // `Thread.current` reports on the new thread.
                 let thread = Thread { [unowned self] in
-                    Thread.current.name = "\(Self.threadName) \(index)"
+                    self.condition.lock()
+                    self.threads.insert(pthread_self())
+                    self.condition.unlock()
                     self.serve()
                 }
+                thread.name = "\(Self.threadName) \(index)"
                 thread.start()
             }
         }

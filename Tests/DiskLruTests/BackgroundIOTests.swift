@@ -58,8 +58,9 @@ import Testing
     }
 
     @Test func theWorkRunsOnThePoolsThreadsNotTheCallers() async throws {
-        let name = try await DiskLruIOPool.shared.run { () throws(DiskLruError) in Thread.current.name }
-        #expect(name?.hasPrefix(DiskLruIOPool.threadName) == true)
+        let onPool = try await DiskLruIOPool.shared.run { () throws(DiskLruError) in DiskLruIOPool.shared.ownsCurrentThread }
+        #expect(onPool)
+        #expect(!DiskLruIOPool.shared.ownsCurrentThread, "the caller's own thread is not the pool's")
     }
 
     /// Far more calls than the pool has threads: they queue, and every one completes with its own bytes.

@@ -59,7 +59,9 @@ import ThumbcacheKit
         let latch = Latch()
         for i in 0..<2 { Self.heldImage(origin, "/held\(i).jpg", until: latch) }
         for i in 0..<6 { origin.image("/more\(i).jpg", Fixtures.jpeg) }
-        let server = try await ServerHarness { $0.workers = 1; $0.queue = 1 }
+        // The held downloads wait for the latch, not for a clock: a request deadline passing while the steps below
+        // run (a minute was not enough under ThreadSanitizer on a busy machine) would give their places back.
+        let server = try await ServerHarness { $0.workers = 1; $0.queue = 1; $0.timeout = .seconds(600) }
         let held = (0..<2).map { i in
             Task { try await server.request(server.path(origin.url("/held\(i).jpg"), size: 64)) }
         }
