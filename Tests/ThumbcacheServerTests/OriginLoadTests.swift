@@ -59,9 +59,11 @@ import ThumbcacheKit
         let latch = Latch()
         for i in 0..<2 { Self.heldImage(origin, "/held\(i).jpg", until: latch) }
         for i in 0..<6 { origin.image("/more\(i).jpg", Fixtures.jpeg) }
-        // The held downloads wait for the latch, not for a clock: a request deadline passing while the steps below
-        // run (a minute was not enough under ThreadSanitizer on a busy machine) would give their places back.
-        let server = try await ServerHarness { $0.workers = 1; $0.queue = 1; $0.timeout = .seconds(600) }
+        // The held downloads wait for the latch, not for a clock: a request deadline or the fetcher's read timeout
+        // passing while the steps below run (a minute, then 30 s, were not enough under ThreadSanitizer on a busy
+        // machine) would give their places back.
+        let server = try await ServerHarness(configure: { $0.workers = 1; $0.queue = 1; $0.timeout = .seconds(600) },
+                                             pipeline: { $0.readTimeout = .seconds(600); $0.totalTimeout = .seconds(600) })
         let held = (0..<2).map { i in
             Task { try await server.request(server.path(origin.url("/held\(i).jpg"), size: 64)) }
         }
@@ -123,7 +125,9 @@ import ThumbcacheKit
         let latch = Latch()
         for i in 0..<8 { Self.heldImage(origin, "/slow\(i).jpg", until: latch) }
         origin.image("/fast.jpg", Fixtures.jpeg)
-        let server = try await ServerHarness { $0.workers = 2; $0.queue = 8 }
+        // Held by the latch, not a clock (see aRefusedMissCostsNoDownload).
+        let server = try await ServerHarness(configure: { $0.workers = 2; $0.queue = 8; $0.timeout = .seconds(600) },
+                                             pipeline: { $0.readTimeout = .seconds(600); $0.totalTimeout = .seconds(600) })
         let slow = (0..<8).map { i in
             Task { try await server.request(server.path(origin.url("/slow\(i).jpg"), size: 64)) }
         }
