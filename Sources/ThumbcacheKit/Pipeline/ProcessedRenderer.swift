@@ -20,17 +20,26 @@ struct ProcessedRenderer: Sendable {
     }
 
     let options: ProcessingOptions
-    /// What is decoded: the original, or a stored ladder thumbnail of it (`inputIsOriginal` false).
+    /// What is decoded: the original, or a stored ladder thumbnail of it.
     let input: EncodedImage
-    let inputIsOriginal: Bool
-    /// The original as stored: upright size, format.
-    let original: CacheMetadata.Original
-    let maxResultSide: Int
     let limits: RenderLimits
+
+    /// The plan against the original's size and the input's header, worked out once (`workingMemory` and
+    /// `render` both need them; each probe is a read of the file's first blocks).
+    private let planned: Result<(plan: ProcessingPlan, info: ImageInfo), Failure>
+
+    /// `inputIsOriginal` false: `input` is a stored ladder thumbnail of `original` (its upright size, format).
+    init(options: ProcessingOptions, input: EncodedImage, inputIsOriginal: Bool, original: CacheMetadata.Original,
+         maxResultSide: Int, limits: RenderLimits) {
+        (self.options, self.input, self.limits) = (options, input, limits)
+        planned = Result { () throws(Failure) in
+            try Self.plan(options, input: input, inputIsOriginal: inputIsOriginal, original: original, maxResultSide: maxResultSide)
+        }
+    }
 
     /// The memory the render will reserve, from `input`'s header; refuses a result over the size limit first.
     func workingMemory() throws(Failure) -> Int {
-        let (plan, _) = try planned()
+        let plan = try planned.get().plan
         do {
             return try PlanRenderer().workingMemory(for: input, plan: plan, effects: options.renderEffects,
                                                     autoRotate: options.autoRotate, limits: limits)
@@ -42,7 +51,7 @@ struct ProcessedRenderer: Sendable {
     /// The image in `format`, its quality `q`, else `fq`, else `defaultQuality` for the format.
     func render(format: ImageFormat, defaultQuality: (ImageFormat) -> Int, url: String) throws(PipelineError) -> Thumbnail {
         do throws(Failure) {
-            let (plan, info) = try planned()
+            let (plan, info) = try planned.get()
             do {
                 return try options.render(input, plan: plan, sourceInfo: info, format: format, defaultQuality: defaultQuality,
                                           limits: limits)
@@ -57,7 +66,8 @@ struct ProcessedRenderer: Sendable {
     /// The plan against the original's size, and the input's header. A stored ladder thumbnail (no EXIF
     /// orientation of its own, smaller) stands in for the upright original; the original itself is planned from
     /// its header, which also knows its stored orientation when the options do not apply it.
-    private func planned() throws(Failure) -> (ProcessingPlan, ImageInfo) {
+    private static func plan(_ options: ProcessingOptions, input: EncodedImage, inputIsOriginal: Bool,
+                             original: CacheMetadata.Original, maxResultSide: Int) throws(Failure) -> (plan: ProcessingPlan, info: ImageInfo) {
         let info: ImageInfo
         do { info = try ImageDecoder.probe(input) } catch { throw .image(error) }
         do {
