@@ -48,7 +48,7 @@ start_serve() {  # BINARY [MEMORY_CACHE_SIZE]
   serve_pid=$!
   for _ in $(seq 100); do grep -q "serving on" "$work/serve.log" && break; sleep 0.1; done
 }
-stop_serve() { kill "$serve_pid"; wait "$serve_pid" 2>/dev/null || true; serve_pid=""; }
+stop_serve() { kill "$serve_pid"; wait "$serve_pid" 2>/dev/null || true; serve_pid=""; [ -n "${KEEP_LOG:-}" ] && cp "$work/serve.log" "$KEEP_LOG"; true; }
 
 # Render the thumbnails once (8 at a time), keeping each as a static file for nginx too.
 for n in $(seq 0 $((hits - 1))); do "$1" sign "http://127.0.0.1:$origin_port/photos/$n.jpg" --size 256; done > "$work/paths.txt"

@@ -63,6 +63,25 @@ import Testing
         server.shutdown()
     }
 
+    @Test func theEntriesUseWhatTheVariantsLeaveOfTheDiskBudget() async throws {
+        server.route("/b.jpg") { _ in .respond(status: 200, headers: [("Cache-Control", "max-age=3600")], body: Fixtures.jpeg) }
+        let total: Int64 = 8 << 20
+        let harness = try PipelineHarness { $0.maxDiskSize = total; $0.maxVariantDiskSize = 2 << 20 }
+        let entries = harness.pipeline.store.cache
+        #expect(entries.maxSize == total, "no variants yet: the entries may use the whole budget")
+        let source = try ImageSource(server.url("/b.jpg"))
+        let made = try await harness.pipeline.processed(for: source, options: try ProcessingOptions(parsing: "rs:fill:80:60"))
+        let variantBytes = try #require(harness.pipeline.variants).cache.size
+        #expect(made.rendered && variantBytes > 0 && entries.maxSize == total - variantBytes)
+
+        try await harness.reopen()
+        #expect(harness.pipeline.store.cache.maxSize == total - variantBytes, "a restart counts the stored variants")
+        #expect(try harness.pipeline.remove(source: source))
+        #expect(harness.pipeline.store.cache.maxSize == total)
+        await harness.close()
+        server.shutdown()
+    }
+
     @Test func withoutAVariantBudgetNothingIsStoredOnDisk() async throws {
         server.route("/m.jpg") { _ in .respond(status: 200, headers: [("Cache-Control", "max-age=3600")], body: Fixtures.jpeg) }
         let harness = try PipelineHarness { $0.maxVariantDiskSize = 0 }

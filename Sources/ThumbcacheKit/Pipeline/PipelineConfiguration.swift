@@ -6,8 +6,8 @@ public struct PipelineConfiguration: Sendable {
     /// Holds `CACHEDIR.TAG`, `entries/` (the DiskLru directory), `downloads/` and `stats.json` (see `CacheDirectory`).
     public var cacheDirectory: URL
     public var maxDiskSize: Int64 = 512 << 20
-    /// The part of `maxDiskSize` kept for processed images (`Rendition.processed`, in `variants/`); the source
-    /// entries get the rest. nil: a quarter. 0: processed images are kept in memory only.
+    /// How much of `maxDiskSize` processed images (`Rendition.processed`, in `variants/`) may use; the source
+    /// entries use whatever they leave (`SharedDiskBudget`). nil: a quarter. 0: processed images are kept in memory only.
     public var maxVariantDiskSize: Int64?
     public var maxDownloadSize = 50_000_000
     public var connectTimeout: Duration = .seconds(10)

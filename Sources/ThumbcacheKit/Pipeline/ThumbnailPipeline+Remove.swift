@@ -34,7 +34,7 @@ extension ThumbnailPipeline {
                 // Processed variants belong to their sources' entries: their bytes are counted with them.
                 let counted = (store.cache.entryCount, store.cache.size + (variants?.cache.size ?? 0))
                 try store.cache.evictAll()
-                try variants?.cache.evictAll()
+                try variants?.evictAll()
                 return counted
             }
         } catch let error as DiskLruError {

@@ -84,14 +84,15 @@ public final class ThumbnailPipeline: Sendable {
         }
         let variantBudget = min(configuration.maxDiskSize, max(0, configuration.maxVariantDiskSize ?? configuration.maxDiskSize / 4))
         store = try ThumbnailStore(
-            directory: directory.entries, maxSize: configuration.maxDiskSize - variantBudget, ladder: configuration.ladder,
+            directory: directory.entries, maxSize: configuration.maxDiskSize, ladder: configuration.ladder,
             lockTimeout: configuration.lockTimeout, lockMode: configuration.lockMode, readOnly: configuration.readOnly,
             cleanup: configuration.inlineDiskTrim ? .inline : .background, shared: configuration.cacheRole.isShared,
             onLockWait: onLockWait)
         variants = variantBudget > 0 && !configuration.readOnly
             ? try VariantStore(directory: directory.variants, maxSize: variantBudget, lockTimeout: configuration.lockTimeout,
                                lockMode: configuration.lockMode, readOnly: configuration.readOnly,
-                               cleanup: configuration.inlineDiskTrim ? .inline : .background)
+                               cleanup: configuration.inlineDiskTrim ? .inline : .background,
+                               sharing: SharedDiskBudget(total: configuration.maxDiskSize, entries: store.cache))
             : nil
         // Only reads `downloads/` when nothing is abandoned there, the usual case: a disk hit writes nothing.
         if !configuration.readOnly { DownloadFolder.removeAbandoned(in: downloads) }

@@ -13,6 +13,8 @@ final class VariantStore: Sendable {
     static let imageIndex = 1
 
     let cache: DiskLruCache
+    /// Told the variants' size after each change, so the entries can use what the variants leave.
+    private let budget: SharedDiskBudget?
 
     /// What is known of a stored variant without decoding it.
     struct Record: Codable, Sendable, Equatable {
@@ -30,7 +32,8 @@ final class VariantStore: Sendable {
     }
 
     init(directory: URL, maxSize: Int64, lockTimeout: Duration, lockMode: PipelineConfiguration.LockMode,
-         readOnly: Bool, cleanup: DiskLruOptions.Cleanup) throws(PipelineError) {
+         readOnly: Bool, cleanup: DiskLruOptions.Cleanup, sharing budget: SharedDiskBudget? = nil) throws(PipelineError) {
+        self.budget = budget
         do {
             if readOnly {
                 cache = try DiskLruCache.openReadOnly(directory: directory, appVersion: Self.appVersion, valueCount: 2)
@@ -47,6 +50,7 @@ final class VariantStore: Sendable {
         } catch {
             throw .cache(error)
         }
+        budget?.variantsNowUse(cache.size)
     }
 
     static func key(source: String, variant: String) -> String {
@@ -76,6 +80,7 @@ final class VariantStore: Sendable {
         } catch {
             throw .cache(error)
         }
+        budget?.variantsNowUse(cache.size)
         return encoded.count + data.count
     }
 
@@ -87,6 +92,13 @@ final class VariantStore: Sendable {
         for key in cache.keys() where key.hasPrefix(prefix) {
             if (try? cache.remove(key)) == true { removed += 1 }
         }
+        if removed > 0 { budget?.variantsNowUse(cache.size) }
         return removed
+    }
+
+    /// Removes every variant (`ThumbnailPipeline.removeAll`).
+    func evictAll() throws(DiskLruError) {
+        try cache.evictAll()
+        budget?.variantsNowUse(cache.size)
     }
 }
