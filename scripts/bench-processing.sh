@@ -9,10 +9,10 @@
 #            image for both. Target: thumbcache <= 1.0x vipsthumbnail's time and memory.
 #   variant hits from disk: HITS processed URLs (rs:fill:300:200/g:sm of the photos under HITS names) rendered
 #            once into one cache directory, then served with a 1 MiB memory cache to wrk -t2 -c64 rotating over
-#            them, against nginx serving the same bytes as static files (rotating) and one of them alone.
-#            Target: >= 0.3x nginx static.
+#            them, against nginx serving the same bytes as static files (rotating) and one of them alone
+#            (scripts/bench-serve-disk-hits.sh with OPTIONS). Target: >= 0.3x nginx static.
 # wrk shares the cores with the servers: compare the ratios. Usage: scripts/bench-processing.sh
-#   (PHOTOS=20 HITS=200 DURATION=8; THUMBCACHE_BIN=path skips the release build)
+#   (PHOTOS=20 HITS=200 DURATION=8 ROUNDS=1; THUMBCACHE_BIN=path skips the release build)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 photos_max=${PHOTOS:-20}; hits=${HITS:-200}; duration=${DURATION:-8}
@@ -30,8 +30,7 @@ if ((${#photos[@]} == 0)); then
 else
   for i in "${!photos[@]}"; do cp "../shared/corpus/${photos[$i]}" "$work/www/p$i.jpg"; done
 fi
-serve_pid=""
-cleanup() { [ -n "$serve_pid" ] && kill "$serve_pid" 2>/dev/null; [ -f "$work/nginx.pid" ] && kill "$(cat "$work/nginx.pid")" 2>/dev/null; sleep 0.3; rm -rf "$work"; }
+cleanup() { rm -rf "$work"; }
 trap cleanup EXIT
 
 # --- renders ---------------------------------------------------------------------------------------------
@@ -66,44 +65,7 @@ for ours, theirs, what in [("tc-sm", "vips-sm", "rs:fill:300:200/g:sm vs --smart
 PY
 
 # --- variant hits from disk --------------------------------------------------------------------------------
-for n in $(seq 0 $((hits - 1))); do ln -s "../p$((n % ${#photos[@]})).jpg" "$work/www/photos/$n.jpg"; done
-chmod -R o+rX "$work"
-origin_port=$((20000 + RANDOM % 10000)); static_port=$((origin_port + 1)); serve_port=$((origin_port + 2))
-source scripts/bench-nginx.sh; start_bench_nginx "$origin_port" "$static_port"
-start_serve() {  # [MEMORY_CACHE_SIZE]
-  "$bin" serve --port "$serve_port" --allow-loopback-sources --cache-dir "$work/cache" --timeout 120 --queue 512 \
-    ${1:+--memory-cache-size "$1"} 2>"$work/serve.log" >/dev/null &
-  serve_pid=$!
-  for _ in $(seq 100); do grep -q "serving on" "$work/serve.log" && break; sleep 0.1; done
-}
-stop_serve() { kill "$serve_pid"; wait "$serve_pid" 2>/dev/null || true; serve_pid=""; }
-measure() {  # URL LUA_SCRIPT -> "req/s p99"
-  wrk -t2 -c64 -d"${duration}s" --latency -s "$2" "$1" > "$work/wrk.txt"
-  awk '/Requests\/sec/ {r=$2} / 99%/ {p=$2} /Non-2xx/ {e=" non-2xx " $5} END {printf "%9.0f req/s  p99 %s%s", r, p, e}' "$work/wrk.txt"
-}
-for n in $(seq 0 $((hits - 1))); do "$bin" sign "http://127.0.0.1:$origin_port/photos/$n.jpg" --options 'rs:fill:300:200/g:sm'; done > "$work/paths.txt"
-start_serve
-awk -v port="$serve_port" -v dir="$work/static" '{printf "url = \"http://127.0.0.1:%s%s\"\noutput = \"%s/%d.jpg\"\n", port, $0, dir, NR - 1}' \
-  "$work/paths.txt" > "$work/render.cfg"
-curl -s --no-progress-meter --parallel --parallel-max 8 -K "$work/render.cfg" -w "%{http_code}\n" | sort | uniq -c | sed 's/^ */rendered: /'
-stop_serve
-chmod -R o+rX "$work/static"
-rotation "$work/paths.txt" > "$work/serve.lua"
-seq 0 $((hits - 1)) | sed 's|.*|/&.jpg|' > "$work/static-paths.txt"; rotation "$work/static-paths.txt" > "$work/static.lua"
-echo "/0.jpg" > "$work/one-path.txt"; rotation "$work/one-path.txt" > "$work/one.lua"
-start_serve 1MiB
-curl -s -o /dev/null "http://127.0.0.1:$serve_port$(head -n 1 "$work/paths.txt")"
-ours=$(measure "http://127.0.0.1:$serve_port/" "$work/serve.lua")
-disk_answers=$(grep -c ' disk ' "$work/serve.log" 2>/dev/null || true)
-stop_serve
-rotating=$(measure "http://127.0.0.1:$static_port/" "$work/static.lua")
-one=$(measure "http://127.0.0.1:$static_port/" "$work/one.lua")
-echo "variant hits from disk, $hits variants ($(du -sb "$work/static" | cut -f1) bytes), memory cache 1 MiB, wrk -t2 -c64 -d${duration}s:"
-echo "  thumbcache serve:             $ours ($disk_answers answers logged as from disk)"
-echo "  nginx static files, rotating: $rotating"
-echo "  nginx static file, one:       $one"
-python3 - "$ours" "$rotating" "$one" <<'PY'
-import sys
-r = [float(x.split()[0]) for x in sys.argv[1:]]
-print(f"  ratio: {r[0] / r[1]:.2f}x nginx rotating, {r[0] / r[2]:.2f}x nginx one file (target >= 0.3x)")
-PY
+# The disk-hit benchmark of the short grammar, on processed URLs (the same render-once set-up, wrk and nginx).
+OPTIONS='rs:fill:300:200/g:sm' HITS=$hits DURATION=$duration ROUNDS=${ROUNDS:-1} scripts/bench-serve-disk-hits.sh "$bin" \
+  | sed 's/^/  /'
+echo "  (target for the ratio: >= 0.3x)"

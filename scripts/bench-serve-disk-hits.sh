@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # Disk hits of `thumbcache serve`, for A/B runs of builds: HITS thumbnails (256 px of the corpus JPEGs of 4 to
-# 24 MP under HITS names, as in scripts/bench-serve.sh) are rendered once into one cache directory by the first
+# 24 MP under HITS names, as in scripts/bench-serve.sh; with OPTIONS='rs:fill:300:200/g:sm', processed images of
+# those options, stored as variants) are rendered once into one cache directory by the first
 # binary; then each binary given serves that directory with a 1 MiB memory cache to wrk -t2 -c64 rotating over
 # the HITS paths, the binaries alternating for ROUNDS rounds. nginx then serves the same bytes as static files,
 # rotating over the same HITS files, and one of them alone (bench-serve.sh's "nginx static file").
+# The last line is the first binary's median round over nginx rotating (scripts/bench-processing.sh reads it).
 # Prints req/s, p99 and the server's CPU per request (user + system from /proc over the run, divided by the
 # requests): wrk shares the cores, so CPU per request is the steadier figure. Loopback only.
 # PERF=file.data: `perf record -g` of the last binary's server during its last round.
 # Usage: scripts/bench-serve-disk-hits.sh [BINARY ...]   (default: the release build)
-#        DURATION=6 ROUNDS=2 HITS=200
+#        DURATION=6 ROUNDS=2 HITS=200 OPTIONS= KEEP_LOG=file (the last server's log)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 (($# > 0)) || { swift build -c release --product thumbcache >/dev/null; set -- "$PWD/.build/release/thumbcache"; }
@@ -51,7 +53,10 @@ start_serve() {  # BINARY [MEMORY_CACHE_SIZE]
 stop_serve() { kill "$serve_pid"; wait "$serve_pid" 2>/dev/null || true; serve_pid=""; [ -n "${KEEP_LOG:-}" ] && cp "$work/serve.log" "$KEEP_LOG"; true; }
 
 # Render the thumbnails once (8 at a time), keeping each as a static file for nginx too.
-for n in $(seq 0 $((hits - 1))); do "$1" sign "http://127.0.0.1:$origin_port/photos/$n.jpg" --size 256; done > "$work/paths.txt"
+for n in $(seq 0 $((hits - 1))); do
+  if [ -n "${OPTIONS:-}" ]; then "$1" sign "http://127.0.0.1:$origin_port/photos/$n.jpg" --options "$OPTIONS"
+  else "$1" sign "http://127.0.0.1:$origin_port/photos/$n.jpg" --size 256; fi
+done > "$work/paths.txt"
 start_serve "$1"
 awk -v port="$serve_port" -v dir="$work/static" '{printf "url = \"http://127.0.0.1:%s%s\"\noutput = \"%s/%d.jpg\"\n", port, $0, dir, NR - 1}' \
   "$work/paths.txt" > "$work/render.cfg"
@@ -61,7 +66,7 @@ chmod -R o+rX "$work/static"
 rotation "$work/paths.txt" > "$work/serve.lua"
 seq 0 $((hits - 1)) | sed 's|.*|/&.jpg|' > "$work/static-paths.txt"; rotation "$work/static-paths.txt" > "$work/static.lua"
 echo "/0.jpg" > "$work/one-path.txt"; rotation "$work/one-path.txt" > "$work/one.lua"
-echo "disk hits of $hits thumbnails ($(du -sb "$work/static" | cut -f1) bytes), memory cache 1 MiB, wrk -t2 -c64 -d${duration}s," \
+echo "disk hits of $hits ${OPTIONS:+$OPTIONS }thumbnails ($(du -sb "$work/static" | cut -f1) bytes), memory cache 1 MiB, wrk -t2 -c64 -d${duration}s," \
   "$rounds round(s), load: $(cut -d' ' -f1-3 /proc/loadavg)"
 for round in $(seq "$rounds"); do
   for bin in "$@"; do
@@ -70,7 +75,9 @@ for round in $(seq "$rounds"); do
     if [ -n "${PERF:-}" ] && [ "$round" = "$rounds" ] && [ "$bin" = "${!#}" ]; then
       perf record -g -o "$PERF" -p "$serve_pid" >/dev/null 2>&1 & perf_pid=$!
     fi
-    echo "round $round $(basename "$bin"): $(measure "http://127.0.0.1:$serve_port/" "$work/serve.lua" "$serve_pid")" \
+    figures=$(measure "http://127.0.0.1:$serve_port/" "$work/serve.lua" "$serve_pid")
+    [ "$bin" = "$1" ] && echo "$figures" >> "$work/first.txt"
+    echo "round $round $(basename "$bin"): $figures" \
       "($(grep -c ' disk ' "$work/serve.log" 2>/dev/null || true) answers logged as from disk)"
     if [ -n "$perf_pid" ]; then kill -INT "$perf_pid"; wait "$perf_pid" 2>/dev/null || true; perf_pid=""; fi
     stop_serve
@@ -78,6 +85,9 @@ for round in $(seq "$rounds"); do
 done
 nginx_workers=$(pgrep -P "$(cat "$work/nginx.pid")" | tr '\n' ' ')
 # shellcheck disable=SC2086
-echo "nginx static files, the same $hits rotating: $(measure "http://127.0.0.1:$static_port/" "$work/static.lua" $nginx_workers)"
+rotating=$(measure "http://127.0.0.1:$static_port/" "$work/static.lua" $nginx_workers)
+echo "nginx static files, the same $hits rotating: $rotating"
 # shellcheck disable=SC2086
 echo "nginx static file, one:                $(measure "http://127.0.0.1:$static_port/" "$work/one.lua" $nginx_workers)"
+median=$(sort -n "$work/first.txt" | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}')
+awk -v a="$median" -v b="$(echo "$rotating" | awk '{print $1}')" 'BEGIN {printf "ratio: %.2fx nginx rotating (%s, median of its rounds)\n", a / b, "'"$(basename "$1")"'"}'

@@ -35,6 +35,15 @@ import Testing
         #expect(again.servedFrom == .disk && !again.rendered && again.data == made.data)
         #expect(again.contentDigest == SHA256Digest.hex(bytes: made.data))
         #expect(server.requestCount("/v.jpg") == 1)
+        // The record is remembered for the entry's state, so the next hit reads only the image; and from the page
+        // cache alone, as an event loop reads (just written, so resident).
+        let key = VariantStore.key(source: source.cacheKey, variant: harness.pipeline.variantName(CanonicalOptions(options), format: nil))
+        let variants = try #require(harness.pipeline.variants)
+        let snapshot = try #require(try variants.cache.snapshot(forKey: key))
+        snapshot.close()
+        #expect(variants.known.value(forKey: key)?.sequenceNumber == snapshot.sequenceNumber)
+        let resident = harness.pipeline.diskHit(for: source, .processed(CanonicalOptions(options)), waitingForDisk: false)
+        #expect(resident?.data == made.data && resident?.servedFrom == .disk && resident?.width == 80)
 
         #expect(try harness.pipeline.remove(source: source))
         #expect(Self.variantFiles(harness).isEmpty)

@@ -63,6 +63,27 @@ import ThumbcacheKit
         await origin.stop()
     }
 
+    /// A processed image (imgproxy's options) stored as a variant is a disk hit the same way: read from the page
+    /// cache where the request's bytes are read, the same answer as the router's.
+    @Test func aStoredVariantIsADiskHitBothWays() async throws {
+        let origin = try await TestOrigin()
+        origin.image("/v.jpg", Fixtures.jpeg)
+        let server = try await Self.diskOnlyServer()
+        let path = ProcessingURLTests.path("rs:fill:90:60/g:soea", origin.url("/v.jpg"), ext: "jpg", signer: URLSigner(key: nil))
+        let first = try await server.request(path)
+        #expect(first.status == 200 && first.header("X-Thumbcache") == "network")
+        let fast = try await server.request(path)
+        let routed = try await server.request(path, headers: [("Connection", "close")])
+        #expect(fast.header("X-Thumbcache") == "disk" && routed.header("X-Thumbcache") == "disk")
+        #expect(fast.body == first.body && routed.body == first.body)
+        #expect(fast.header("ETag") == first.header("ETag") && routed.header("ETag") == first.header("ETag"))
+        #expect(fast.header("Cache-Control") == routed.header("Cache-Control") && fast.header("Content-Type") == "image/jpeg")
+        #expect(origin.count("/v.jpg") == 1)
+        #expect(server.endpoints.pipeline.memory.count == 0, "every repeat came from the disk")
+        await server.stop()
+        await origin.stop()
+    }
+
     /// A format picked from `Accept` is a disk hit too, and says `Vary: Accept`.
     @Test func aNegotiatedFormatIsADiskHitWithVary() async throws {
         let origin = try await TestOrigin()

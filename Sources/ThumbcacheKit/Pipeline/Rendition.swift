@@ -7,7 +7,7 @@ import Processing
 /// `memoryHit`, `diskHit` and `result` take it, so both grammars go through one request path.
 public enum Rendition: Sendable, Hashable {
     case thumbnail(size: Int, fit: FitMode)
-    case processed(ProcessingOptions)
+    case processed(CanonicalOptions)
 
     /// The part of a memory-cache key after the source's key: one spelling per image (`canonical`), so two
     /// spellings of one processed image share one render.
@@ -15,7 +15,7 @@ public enum Rendition: Sendable, Hashable {
         switch self {
         case let .thumbnail(size, fit): "\(size)\(fit == .cover ? "c" : "")/\(format?.rawValue ?? "auto")"
         // The options' own format when none is given separately, so both spellings share one key.
-        case let .processed(options): "p/\(options.canonical)/\((format ?? options.format)?.rawValue ?? "auto")"
+        case let .processed(processing): "p/\(processing.canonical)/\((format ?? processing.options.format)?.rawValue ?? "auto")"
         }
     }
 }

@@ -13,8 +13,8 @@ extension ThumbnailPipeline {
         case let .thumbnail(size, fit):
             try await thumbnail(for: source, size: size, fit: fit, format: format, policy: policy,
                                 lookingInMemory: lookingInMemory, lookingOnDisk: lookingOnDisk)
-        case let .processed(options):
-            try await processed(for: source, options: options, format: format, policy: policy,
+        case let .processed(processing):
+            try await processed(for: source, processing, format: format, policy: policy,
                                 lookingInMemory: lookingInMemory, lookingOnDisk: lookingOnDisk)
         }
     }
@@ -32,10 +32,8 @@ extension ThumbnailPipeline {
         switch rendition {
         case let .thumbnail(size, fit):
             return diskHit(for: source, size: size, fit: fit, format: format, waitingForDisk: waitingForDisk)
-        case let .processed(options):
-            // A variant's read is not split into page-cache-only reads: the event loop leaves it to the router.
-            guard waitingForDisk else { return nil }
-            return variantHit(keyed(source), options: options, format: format)
+        case let .processed(processing):
+            return variantHit(keyed(source), processing, format: format, waitingForDisk: waitingForDisk)
         }
     }
 
@@ -45,15 +43,22 @@ extension ThumbnailPipeline {
     public func processed(for source: ImageSource, options: ProcessingOptions, format: ImageFormat? = nil,
                           policy: FetchPolicy = .normal, lookingInMemory: Bool = true,
                           lookingOnDisk: Bool = true) async throws(PipelineError) -> ThumbnailResult {
+        try await processed(for: source, CanonicalOptions(options), format: format, policy: policy,
+                            lookingInMemory: lookingInMemory, lookingOnDisk: lookingOnDisk)
+    }
+
+    private func processed(for source: ImageSource, _ processing: CanonicalOptions, format: ImageFormat?,
+                           policy: FetchPolicy, lookingInMemory: Bool,
+                           lookingOnDisk: Bool) async throws(PipelineError) -> ThumbnailResult {
         if configuration.readOnly { throw .cache(.readOnly(directory: store.cache.directory.path)) }
         let source = keyed(source)
         let key = source.cacheKey
-        let format = format ?? options.format
-        let memoryKey = Self.memoryKey(key, .processed(options), format: format)
+        let format = format ?? processing.options.format
+        let memoryKey = Self.memoryKey(key, .processed(processing), format: format)
         if lookingInMemory, policy != .refresh, let result = memoryHit(memoryKey, acceptingStale: policy == .offline) { return result }
-        if lookingOnDisk, policy == .normal, let result = variantHit(source, options: options, format: format) { return result }
+        if lookingOnDisk, policy == .normal, let result = variantHit(source, processing, format: format) { return result }
         return try await settled(source, key: key, memoryKey: memoryKey, policy: policy) { origin in
-            try await self.renderProcessed(origin, source: source, key: key, options: options, format: format)
+            try await self.renderProcessed(origin, source: source, key: key, processing, format: format)
         }
     }
 
@@ -63,34 +68,39 @@ extension ThumbnailPipeline {
 
     /// The name a variant is stored under: its meaning (canonical options, the format asked for) and the default
     /// quality it was encoded with, so a changed default renders again rather than serving the old one.
-    func variantName(_ options: ProcessingOptions, format: ImageFormat?) -> String {
-        "\(options.canonical)|\((format ?? options.format)?.rawValue ?? "auto")|q\(configuration.jpegQuality)"
+    func variantName(_ processing: CanonicalOptions, format: ImageFormat?) -> String {
+        "\(processing.canonical)|\((format ?? processing.options.format)?.rawValue ?? "auto")|q\(configuration.jpegQuality)"
     }
 
-    /// A stored variant whose source entry is fresh, kept in memory from now on (`source` already keyed).
-    private func variantHit(_ source: ImageSource, options: ProcessingOptions, format: ImageFormat?) -> ThumbnailResult? {
-        guard let variants, !configuration.readOnly, !options.raw else { return nil }
+    /// A stored variant whose source entry is fresh, kept in memory from now on (`source` already keyed). Without
+    /// `waitingForDisk`, nil rather than wait for bytes not in the page cache (an event loop's read).
+    private func variantHit(_ source: ImageSource, _ processing: CanonicalOptions, format: ImageFormat?,
+                            waitingForDisk: Bool = true) -> ThumbnailResult? {
+        guard let variants, !configuration.readOnly, !processing.options.raw else { return nil }
         let key = source.cacheKey
         // A download held for storing is newer than the entry (`UnstoredOriginals`): the full path serves it.
-        guard unstored.origin(for: key) == nil, let state = try? store.freshState(key: key, now: Date()),
+        guard unstored.origin(for: key) == nil,
+              let state = try? store.freshState(key: key, now: Date(), waitingForDisk: waitingForDisk),
               let freshUntil = state.freshUntil,
-              let (data, record) = try? variants.stored(source: key, variant: variantName(options, format: format),
-                                                        originalBytes: state.metadata.original.bytes),
+              let (data, record) = try? variants.stored(source: key, variant: variantName(processing, format: format),
+                                                        originalBytes: state.metadata.original.bytes,
+                                                        waitingForDisk: waitingForDisk),
               let stored = ImageFormat(rawValue: record.format) else { return nil }
         var result = ThumbnailResult(data: data, format: stored, width: record.width, height: record.height, servedFrom: .disk,
                                      source: source.normalized, cacheKey: key, bytesDownloaded: 0, rendered: false)
         (result.contentDigest, result.freshUntil, result.lastModified) = (record.digest, freshUntil, state.lastModified)
         (result.fetchDuration, result.renderDuration) = (Duration.zero, Duration.zero)
         memory.set(MemoryEntry(thumbnail: result, freshUntil: freshUntil),
-                   forKey: Self.memoryKey(key, .processed(options), format: format), cost: data.count)
+                   forKey: Self.memoryKey(key, .processed(processing), format: format), cost: data.count)
         sessionStats.withLock { $0.record(.disk) }
         return result
     }
 
     /// The processed image of a settled origin: the original itself (`raw`, `skp`), the stored variant, or a
     /// render from the smallest stored ladder thumbnail that covers what the plan reads, else from the original.
-    private func renderProcessed(_ origin: Origin, source: ImageSource, key: String, options: ProcessingOptions,
+    private func renderProcessed(_ origin: Origin, source: ImageSource, key: String, _ processing: CanonicalOptions,
                                  format: ImageFormat?) async throws -> ThumbnailResult {
+        let options = processing.options
         defer { if origin.downloaded != nil { unstored.release(key, fetchedAt: origin.metadata.responseTime) } }
         let url = source.normalized
         let downloadedBytes = origin.servedFrom == .network ? origin.downloadedBytes : 0
@@ -118,7 +128,7 @@ extension ThumbnailPipeline {
             return result(data, sourceFormat, width: original.width, height: original.height, rendered: false, stored: stored)
         }
 
-        let name = variantName(options, format: format)
+        let name = variantName(processing, format: format)
         if let entry = origin.entry, let variants,
            let (data, record) = try variants.stored(source: key, variant: name, originalBytes: entry.metadata.original.bytes),
            let stored = ImageFormat(rawValue: record.format) {

@@ -170,14 +170,16 @@ final class ThumbnailStore: Sendable {
 
     /// The entry's record (metadata, until when fresh) when it is fresh at `now`; only its metadata value is
     /// opened, and not even that when the entry's state is known (`KnownEntries`). What a variant's disk hit asks.
-    func freshState(key: String, now: Date) throws(PipelineError) -> KnownEntries.Known? {
+    /// Without `waitingForDisk`, nil rather than wait for metadata not in the page cache.
+    func freshState(key: String, now: Date, waitingForDisk: Bool = true) throws(PipelineError) -> KnownEntries.Known? {
         let remembered = known.known(key)
         do {
             guard let snapshot = try cache.snapshot(forKey: key, opening: { sequenceNumber in
                 sequenceNumber == remembered?.sequenceNumber ? [] : [Self.metadataIndex]
             }) else { return nil }
             defer { snapshot.close() }
-            guard let entry = try knownState(of: snapshot, now: now), entry.isFresh(at: now) else { return nil }
+            guard let entry = try knownState(of: snapshot, now: now, waitingForDisk: waitingForDisk),
+                  entry.isFresh(at: now) else { return nil }
             return entry
         } catch {
             throw .cache(error)

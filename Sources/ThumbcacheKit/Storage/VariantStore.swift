@@ -15,6 +15,14 @@ final class VariantStore: Sendable {
     let cache: DiskLruCache
     /// Told the variants' size after each change, so the entries can use what the variants leave.
     private let budget: SharedDiskBudget?
+    /// Records read recently, by key, with the entry state (sequence number) they were read from: a hit of a
+    /// known variant opens and reads only its image, with no JSON to parse (as `KnownEntries` does for entries).
+    let known = MemoryCache<String, KnownRecord>(limits: .init(totalCost: 4 << 20, count: 8192))
+
+    struct KnownRecord: Sendable {
+        let sequenceNumber: Int64
+        let record: Record
+    }
 
     /// What is known of a stored variant without decoding it.
     struct Record: Codable, Sendable, Equatable {
@@ -57,18 +65,40 @@ final class VariantStore: Sendable {
         source + "-" + SHA256Digest.hex(variant).prefix(40)
     }
 
-    /// The stored variant, if it was rendered from an original of `originalBytes` bytes.
-    func stored(source: String, variant: String, originalBytes: Int) throws(PipelineError) -> (data: Data, record: Record)? {
+    /// The stored variant, if it was rendered from an original of `originalBytes` bytes. Without `waitingForDisk`,
+    /// nil rather than wait for bytes not in the page cache (an event loop's read).
+    func stored(source: String, variant: String, originalBytes: Int,
+                waitingForDisk: Bool = true) throws(PipelineError) -> (data: Data, record: Record)? {
+        let key = Self.key(source: source, variant: variant)
+        let remembered = known.value(forKey: key)
         do {
-            guard let snapshot = try cache.snapshot(forKey: Self.key(source: source, variant: variant)) else { return nil }
+            guard let snapshot = try cache.snapshot(forKey: key, opening: { sequenceNumber in
+                sequenceNumber == remembered?.sequenceNumber ? [Self.imageIndex] : [Self.recordIndex, Self.imageIndex]
+            }) else { return nil }
             defer { snapshot.close() }
-            guard let record = try? JSONDecoder().decode(Record.self, from: try snapshot.data(at: Self.recordIndex)),
-                  record.variant == variant, record.source == source, record.originalBytes == originalBytes else { return nil }
-            let data = try snapshot.data(at: Self.imageIndex)
-            return data.isEmpty ? nil : (data, record)
+            let record: Record
+            if let remembered, remembered.sequenceNumber == snapshot.sequenceNumber {
+                record = remembered.record
+            } else {
+                guard let bytes = try read(snapshot, Self.recordIndex, waitingForDisk: waitingForDisk),
+                      let decoded = try? JSONDecoder().decode(Record.self, from: bytes) else { return nil }
+                record = decoded
+                known.set(KnownRecord(sequenceNumber: snapshot.sequenceNumber, record: record), forKey: key, cost: 512)
+            }
+            guard record.variant == variant, record.source == source, record.originalBytes == originalBytes,
+                  let data = try read(snapshot, Self.imageIndex, waitingForDisk: waitingForDisk), !data.isEmpty
+            else { return nil }
+            return (data, record)
         } catch {
             throw .cache(error)
         }
+    }
+
+    private func read(_ snapshot: DiskLruSnapshot, _ index: Int, waitingForDisk: Bool) throws(DiskLruError) -> Data? {
+        guard !waitingForDisk else { return try snapshot.data(at: index) }
+        let length = Int(snapshot.length(at: index))
+        guard let data = try snapshot.dataIfResident(at: index, offset: 0, count: length), data.count == length else { return nil }
+        return data
     }
 
     /// Stores a rendered variant; returns the bytes written.

@@ -96,7 +96,7 @@ final class ThumbnailChecks: Sendable {
             let disposition = options.filename != nil || options.returnAttachment
                 ? ContentDisposition(filename: options.filename, attachment: options.returnAttachment, source: parsed.source)
                 : nil
-            return Checked(rendition: .processed(options), source: try ThumbcacheEndpoints.source(parsed.source),
+            return Checked(rendition: .processed(CanonicalOptions(options)), source: try ThumbcacheEndpoints.source(parsed.source),
                            format: options.format, negotiates: options.format == nil && !options.raw,
                            expires: options.expires, disposition: disposition,
                            loggedPath: AccessLog.loggedPath(path))
