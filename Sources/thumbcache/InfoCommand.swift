@@ -44,6 +44,7 @@ struct InfoCommand: AsyncParsableCommand {
                 "originalBytes": metadata.original.bytes, "variants": metadata.variants,
                 "thumbnails": Dictionary(uniqueKeysWithValues: metadata.thumbnails.map { (String($0.size), $0.parts.map(\.format)) }),
                 "storedBytes": info.storedBytes,
+                "processed": info.processed.map(\.dictionary),
             ]))
             return
         }
@@ -56,6 +57,10 @@ struct InfoCommand: AsyncParsableCommand {
             fetched:   \(ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: metadata.responseTime)))
             freshness: \(freshness)
             """
+        for processed in info.processed {
+            text += "\nprocessed: \(processed.options.isEmpty ? "(no options)" : processed.options) as \(processed.asked): "
+                + "\(processed.format) \(processed.width)x\(processed.height), \(processed.bytes) bytes"
+        }
         for (name, value) in metadata.headers.sorted(by: { $0.key < $1.key }) { text += "\nheader:    \(name): \(value)" }
         try Console.print(text)
     }

@@ -6,7 +6,7 @@ import Testing
 import ThumbcacheKit
 
 /// `get --options` and `--variant-disk-size` as a user runs them: a processed image written and stored as a
-/// variant (a second get reads it from disk), `--variant-disk-size 0` keeping variants off the disk, and a
+/// variant (a second get reads it from disk, `info` lists it), `--variant-disk-size 0` keeping variants off the disk, and a
 /// variant budget larger than the whole refused.
 @Suite(.serialized) struct ProcessingCLITests {
     @Test func getWithOptionsStoresAVariantAndZeroKeepsThemOffTheDisk() throws {
@@ -21,10 +21,20 @@ import ThumbcacheKit
         let arguments = ["get", server.url("/photo.jpg"), "--options", "rs:fill:80:60/g:sm", "-o", output, "--cache-dir", cache]
         let first = try ThumbcacheChild.run(arguments)
         #expect(first.status == 0, "\(first.stderr)")
-        let info = try ImageDecoder.probe(.data(try Data(contentsOf: URL(fileURLWithPath: output))))
-        #expect(info.format == .webp && info.width == 80 && info.height == 60)
+        let written = try ImageDecoder.probe(.data(try Data(contentsOf: URL(fileURLWithPath: output))))
+        #expect(written.format == .webp && written.width == 80 && written.height == 60)
         let second = try ThumbcacheChild.run(arguments)
         #expect(second.status == 0 && second.stderr.contains("[disk]"), "\(second.stderr)")
+        #expect(server.requestCount("/photo.jpg") == 1)
+        // `info` lists the stored variant by its canonical options, without touching the origin.
+        let canonical = try ProcessingOptions(parsing: "rs:fill:80:60/g:sm").canonical
+        let info = try ThumbcacheChild.run(["info", server.url("/photo.jpg"), "--cache-dir", cache])
+        let text = String(decoding: info.stdout, as: UTF8.self)
+        #expect(info.status == 0 && text.contains("processed: \(canonical) as webp: webp 80x60, "), "\(text)")
+        let json = try ThumbcacheChild.run(["info", server.url("/photo.jpg"), "--cache-dir", cache, "--json"])
+        let object = try JSONSerialization.jsonObject(with: json.stdout) as? [String: Any]
+        let processed = object?["processed"] as? [[String: Any]]
+        #expect(processed?.count == 1 && processed?.first?["options"] as? String == canonical && processed?.first?["width"] as? Int == 80)
         #expect(server.requestCount("/photo.jpg") == 1)
 
         let memoryOnly = directory.appendingPathComponent("memory-only").path

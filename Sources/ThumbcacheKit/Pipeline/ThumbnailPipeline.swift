@@ -88,12 +88,18 @@ public final class ThumbnailPipeline: Sendable {
             lockTimeout: configuration.lockTimeout, lockMode: configuration.lockMode, readOnly: configuration.readOnly,
             cleanup: configuration.inlineDiskTrim ? .inline : .background, shared: configuration.cacheRole.isShared,
             onLockWait: onLockWait)
-        variants = variantBudget > 0 && !configuration.readOnly
-            ? try VariantStore(directory: directory.variants, maxSize: variantBudget, lockTimeout: configuration.lockTimeout,
-                               lockMode: configuration.lockMode, readOnly: configuration.readOnly,
-                               cleanup: configuration.inlineDiskTrim ? .inline : .background,
-                               sharing: SharedDiskBudget(total: configuration.maxDiskSize, entries: store.cache))
-            : nil
+        if configuration.readOnly {
+            // `info` lists the variants when the directory has them (an older cache has none).
+            variants = try? VariantStore(directory: directory.variants, maxSize: 1, lockTimeout: configuration.lockTimeout,
+                                         lockMode: configuration.lockMode, readOnly: true, cleanup: .background)
+        } else if variantBudget > 0 {
+            variants = try VariantStore(directory: directory.variants, maxSize: variantBudget, lockTimeout: configuration.lockTimeout,
+                                        lockMode: configuration.lockMode, readOnly: false,
+                                        cleanup: configuration.inlineDiskTrim ? .inline : .background,
+                                        sharing: SharedDiskBudget(total: configuration.maxDiskSize, entries: store.cache))
+        } else {
+            variants = nil
+        }
         // Only reads `downloads/` when nothing is abandoned there, the usual case: a disk hit writes nothing.
         if !configuration.readOnly { DownloadFolder.removeAbandoned(in: downloads) }
     }
@@ -260,7 +266,8 @@ public final class ThumbnailPipeline: Sendable {
         let lengths = (0..<store.ladder.valueCount).map { entry.snapshot.length(at: $0) }
         return EntryInfo(metadata: entry.metadata, cacheKey: source.cacheKey,
                          freshness: Freshness(metadata: entry.metadata, now: Date(), shared: shared),
-                         storedBytes: lengths.reduce(0, +), valueLengths: lengths)
+                         storedBytes: lengths.reduce(0, +), valueLengths: lengths,
+                         processed: variants?.list(ofSource: source.cacheKey) ?? [])
     }
 
     /// The DiskLru journal of the cache directory, its records written out first (the journal is buffered): for

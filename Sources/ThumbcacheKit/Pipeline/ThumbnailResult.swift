@@ -70,4 +70,24 @@ public struct EntryInfo: Sendable {
     /// The length of each DiskLru value of the entry, by index: 0 the metadata JSON, 1 the original, then one
     /// per ladder size (`SizeLadder.valueIndex(of:)`; 0 where that size has no thumbnail).
     public var valueLengths: [Int64] = []
+    /// The source's processed images stored in `variants/` (imgproxy options), by their canonical options.
+    public var processed: [Processed] = []
+
+    /// One stored processed image of the source.
+    public struct Processed: Sendable, Equatable {
+        /// The options' canonical form (`ProcessingOptions.canonical`); empty for none.
+        public var options: String
+        /// The format asked for, or `auto` (the source's or the options' own).
+        public var asked: String
+        /// The format, size and bytes of the stored image.
+        public var format: String
+        public var width: Int
+        public var height: Int
+        public var bytes: Int64
+
+        /// For JSON (`info --json`, the demo's entry panel).
+        public var dictionary: [String: Any] {
+            ["options": options, "asked": asked, "format": format, "width": width, "height": height, "bytes": bytes]
+        }
+    }
 }

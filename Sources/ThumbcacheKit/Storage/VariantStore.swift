@@ -114,6 +114,23 @@ final class VariantStore: Sendable {
         return encoded.count + data.count
     }
 
+    /// The source's stored variants, as `info` shows them (records read, images not).
+    func list(ofSource source: String) -> [EntryInfo.Processed] {
+        let prefix = source + "-"
+        return cache.keys().filter { $0.hasPrefix(prefix) }.sorted().compactMap { key in
+            guard let snapshot = try? cache.snapshot(forKey: key) else { return nil }
+            defer { snapshot.close() }
+            guard let bytes = try? snapshot.data(at: Self.recordIndex),
+                  let record = try? JSONDecoder().decode(Record.self, from: bytes) else { return nil }
+            // The name is "<canonical>|<format asked>|q<quality>" (`ThumbnailPipeline.variantName`).
+            let parts = record.variant.split(separator: "|", omittingEmptySubsequences: false)
+            return EntryInfo.Processed(options: parts.dropLast(2).joined(separator: "|"),
+                                       asked: parts.count >= 2 ? String(parts[parts.count - 2]) : "auto",
+                                       format: record.format, width: record.width, height: record.height,
+                                       bytes: snapshot.length(at: Self.imageIndex))
+        }
+    }
+
     /// Removes every variant of a source; returns how many there were.
     @discardableResult
     func removeAll(ofSource source: String) -> Int {

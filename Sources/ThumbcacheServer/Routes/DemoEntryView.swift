@@ -31,6 +31,7 @@ struct DemoEntryView: Sendable {
                            "formats": parts.map { ["format": $0.format, "bytes": $0.bytes] }])
         }
         return ["source": source.normalized, "stored": true, "key": info.cacheKey, "values": values,
+                "processed": info.processed.map(\.dictionary),
                 "fresh": info.freshness.isFresh, "journal": journalLines(naming: info.cacheKey)]
     }
 
