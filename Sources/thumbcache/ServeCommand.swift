@@ -146,6 +146,8 @@ struct ServeCommand: AsyncParsableCommand {
 
     @OptionGroup var fetch: FetchOptions
 
+    @OptionGroup var encode: EncodeOptions
+
     func run() async throws {
         let configuration = try serveConfiguration()
         if let problem = configuration.problem() {
@@ -160,6 +162,7 @@ struct ServeCommand: AsyncParsableCommand {
             pipelineConfiguration.cacheDirectory = URL(fileURLWithPath: directory)
         }
         fetch.apply(to: &pipelineConfiguration)
+        pipelineConfiguration.formatQuality = try encode.qualities()
         if let size = try EnvironmentFallback.given(memoryCacheSize, flag: "memory-cache-size") {
             let bytes: ByteCount
             do { bytes = try ByteCount(parsing: size.value) } catch { throw size.failure("--memory-cache-size must be a size: \(error)") }
