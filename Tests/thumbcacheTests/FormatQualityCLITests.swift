@@ -1,10 +1,11 @@
 import BombTestSupport
 import Foundation
-import Testing
 import ImageDecode
+import OriginTestSupport
+import Testing
 
 /// `thumbcache thumbnail` at each format's default quality, `--format-quality` and `THUMBCACHE_FORMAT_QUALITY`
-/// (issue 20), through the built executable.
+/// (issue 20), and `get` storing a processed image per quality, through the built executable.
 @Suite(.enabled(if: CLI.binary != nil, "thumbcache executable not built next to the tests"))
 struct FormatQualityCLITests {
     let source = Fixtures.directory.appendingPathComponent("testorig.jpg").path
@@ -47,5 +48,34 @@ struct FormatQualityCLITests {
         let run = try ThumbcacheChild.run(["thumbnail", source, "--size", "32", "-o", directory.appendingPathComponent("x.jpg").path]
                                           + arguments, environment: environment)
         #expect(run.status == 64 && run.stderr.contains(named), "\(run.status) \(run.stderr)")
+    }
+
+    /// `get --format-quality` renders what `thumbnail` does at that quality, and a stored processed image is used
+    /// again only at the quality it was made at.
+    @Test func getStoresAProcessedImagePerQuality() throws {
+        let server = try OriginServer()
+        defer { server.shutdown() }
+        server.route("/q.jpg") { _ in
+            .respond(status: 200, headers: [("Content-Type", "image/jpeg"), ("Cache-Control", "max-age=3600")], body: Fixtures.jpeg)
+        }
+        let directory = try CLI.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let cache = directory.appendingPathComponent("cache").path, output = directory.appendingPathComponent("o.avif")
+        let get = ["get", server.url("/q.jpg"), "--options", "rs:fit:80:80", "-o", output.path, "--cache-dir", cache, "--json"]
+        /// Whether the run rendered the image (else it was the stored one), from its JSON report.
+        func rendered(_ quality: String) throws -> Bool? {
+            let run = try ThumbcacheChild.run(get + ["--format-quality", quality])
+            #expect(run.status == 0, "\(run.stderr)")
+            return (try JSONSerialization.jsonObject(with: run.stdout) as? [String: Any])?["rendered"] as? Bool
+        }
+        #expect(try rendered("avif=90") == true)
+        let at90 = try Data(contentsOf: output)
+        let local = directory.appendingPathComponent("local.avif")
+        #expect(try CLI.run(["thumbnail", source, "--options", "rs:fit:80:80", "--quality", "90", "-o", local.path]).status == 0)
+        #expect(at90 == (try Data(contentsOf: local)))
+        #expect(try rendered("avif=90") == false, "the stored one, at its quality")
+        #expect(try rendered("avif=40") == true, "another quality is rendered again")
+        #expect(try Data(contentsOf: output).count < at90.count)
+        #expect(server.requestCount("/q.jpg") == 1)
     }
 }
