@@ -3,14 +3,23 @@ import Foundation
 /// Entry point for writing thumbnails: each writable format's encoder behind one call, the counterpart
 /// of `ImageDecoder`. Output is sRGB without metadata in every format.
 public enum ImageEncoder {
-    /// The quality used when a request names none: JPEG q80, WebP q80, AVIF at libavif's quality 80.
-    public static let defaultQuality = 80
-
-    /// Encodes `image` as `format`. `quality` (1-100) applies to JPEG, WebP and AVIF; PNG is lossless.
-    /// RGBA keeps its alpha except in JPEG, where it is flattened onto white.
-    public static func encode(_ image: PixelBuffer, as format: ImageFormat,
-                              quality: Int = defaultQuality) throws(ImageDecodeError) -> Data {
+    /// The quality used when a request names none, per format: JPEG q80, and the WebP and AVIF qualities whose
+    /// median SSIM on the photo corpus reaches JPEG q80's in fewer bytes (docs/benchmarks.md, "Default quality per
+    /// format", `scripts/format-quality.py`). PNG is lossless and ignores it. The one place these defaults live.
+    public static func defaultQuality(for format: ImageFormat) -> Int {
         switch format {
+        case .jpeg, .png, .gif: 80
+        case .webp: 73
+        case .avif: 60
+        }
+    }
+
+    /// Encodes `image` as `format`. `quality` (1-100; nil: `defaultQuality(for: format)`) applies to JPEG, WebP and
+    /// AVIF; PNG is lossless. RGBA keeps its alpha except in JPEG, where it is flattened onto white.
+    public static func encode(_ image: PixelBuffer, as format: ImageFormat,
+                              quality: Int? = nil) throws(ImageDecodeError) -> Data {
+        let quality = quality ?? defaultQuality(for: format)
+        return switch format {
         case .jpeg: try JPEGEncoder.encode(image, quality: quality)
         case .png: try PNGEncoder.encode(image)
         case .webp: try WebPEncoder.encode(image, quality: quality)

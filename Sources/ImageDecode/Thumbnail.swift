@@ -8,6 +8,19 @@ public struct Thumbnail: Sendable {
     public var width: Int
     public var height: Int
     public var sourceInfo: ImageInfo
+    /// With a negotiated format (`FormatFallback`): the encoding of the same pixels that was not answered, which a
+    /// cache may keep beside the answer.
+    public var declined: Encoding?
+
+    /// Bytes in one format.
+    public struct Encoding: Sendable {
+        public var data: Data
+        public var format: ImageFormat
+
+        public init(data: Data, format: ImageFormat) {
+            (self.data, self.format) = (data, format)
+        }
+    }
 
     public init(data: Data, format: ImageFormat, width: Int, height: Int, sourceInfo: ImageInfo) {
         (self.data, self.format, self.width, self.height, self.sourceInfo) = (data, format, width, height, sourceInfo)

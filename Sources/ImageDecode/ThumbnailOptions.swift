@@ -18,7 +18,8 @@ public struct ThumbnailRequest: Sendable, Equatable {
     public var fit: FitMode
     /// nil chooses JPEG for opaque sources and PNG for sources with transparency. GIF cannot be written.
     public var format: ImageFormat?
-    /// Encoder quality, 1-100, for JPEG, WebP and AVIF (PNG is lossless and ignores it).
+    /// Encoder quality, 1-100, for JPEG, WebP and AVIF (PNG is lossless and ignores it). The init's default is
+    /// `ImageEncoder.defaultQuality(for:)` of `format` (JPEG's when nil).
     public var quality: Int
     @available(*, deprecated, renamed: "quality", message: "quality now applies to WebP and AVIF as well")
     public var jpegQuality: Int {
@@ -39,16 +40,19 @@ public struct ThumbnailRequest: Sendable, Equatable {
     /// Where `cover` cuts its square: nil (the default) keeps the centre; a strategy looks at the resized
     /// image for the interesting part (`SmartCrop`). `contain` crops nothing and ignores it.
     public var smartCrop: SmartCrop.Strategy?
+    /// Set when `format` was negotiated (a server's `Accept`): the fallback format is encoded from the same pixels
+    /// too, and answered instead when the negotiated encoding is larger (`FormatFallback`). nil: `format` it is.
+    public var fallback: FormatFallback?
 
     public init(size: Int, fit: FitMode = .contain, format: ImageFormat? = nil,
-                quality: Int = ImageEncoder.defaultQuality,
+                quality: Int? = nil,
                 allowUpscale: Bool = false, maxPixels: Int = ImageDecoder.defaultMaxPixels,
                 maxDecodeMemory: Int = defaultMaxDecodeMemory, convertToSRGB: Bool = true,
                 smartCrop: SmartCrop.Strategy? = nil) {
         self.size = size
         self.fit = fit
         self.format = format
-        self.quality = quality
+        self.quality = quality ?? ImageEncoder.defaultQuality(for: format ?? .jpeg)
         self.allowUpscale = allowUpscale
         self.maxPixels = maxPixels
         self.maxDecodeMemory = maxDecodeMemory

@@ -50,7 +50,16 @@ public struct Thumbnailer: Sendable {
         }
         let format = request.format ?? (image.hasAlpha ? .png : .jpeg)
         let encoded = try ImageEncoder.encode(image, as: format, quality: request.quality)
-        return Thumbnail(data: encoded, format: format, width: image.width, height: image.height, sourceInfo: info)
+        guard let fallback = request.fallback else {
+            return Thumbnail(data: encoded, format: format, width: image.width, height: image.height, sourceInfo: info)
+        }
+        let other = fallback.format ?? (image.hasAlpha ? .png : .jpeg)
+        let answer = try FormatFallback.answer(encoded, as: format, fallback: other) { () throws(ImageDecodeError) in
+            try ImageEncoder.encode(image, as: other, quality: fallback.quality)
+        }
+        var thumbnail = Thumbnail(data: answer.data, format: answer.format, width: image.width, height: image.height, sourceInfo: info)
+        thumbnail.declined = answer.declined
+        return thumbnail
     }
 
     /// The memory `makeThumbnail(from: input, request)` will use, estimated from the header alone (only the

@@ -73,6 +73,8 @@ struct GetCommand: AsyncParsableCommand {
 
     @OptionGroup var decode: DecodeOptions
 
+    @OptionGroup var encode: EncodeOptions
+
     func validate() throws {
         if offline && refresh { throw ValidationError("--offline and --refresh contradict each other") }
         if let staleIfError, staleIfError < 0 { throw ValidationError("--stale-if-error must be 0 or more seconds") }
@@ -103,9 +105,11 @@ struct GetCommand: AsyncParsableCommand {
     private var policy: FetchPolicy { offline ? .offline : refresh ? .refresh : .normal }
 
     private func openPipeline() throws -> ThumbnailPipeline {
-        try cache.openPipeline {
+        let qualities = try encode.qualities()
+        return try cache.openPipeline {
             fetch.apply(to: &$0)
             decode.apply(to: &$0)
+            $0.formatQuality = qualities
             $0.staleIfError = staleIfError.map { .seconds($0) }
         }
     }

@@ -14,7 +14,9 @@ struct ServeCommand: AsyncParsableCommand {
             square's side (cover), 1 to --max-size; <fit> contain or cover; .<format> jpeg, png, webp or avif. \
             Without .<format> the request's Accept chooses (answered with Vary: Accept): avif if it names \
             image/avif, else webp if it names image/webp (a wildcard such as */* names neither), else jpeg, png \
-            when the image has transparency. <signature> is base64url(HMAC-SHA256(key, salt + the path after \
+            when the image has transparency; a negotiated webp or avif more than 3% larger than that default format's \
+            file of the same pixels is answered in the default format instead. Each format has its default quality \
+            (--format-quality). <signature> is base64url(HMAC-SHA256(key, salt + the path after \
             the signature)) with --key and --salt (imgproxy's construction; see 'thumbcache sign'), else the \
             literal 'unsafe'. Every flag can also be set by its THUMBCACHE_* variable; the flag wins.
 
@@ -146,6 +148,8 @@ struct ServeCommand: AsyncParsableCommand {
 
     @OptionGroup var fetch: FetchOptions
 
+    @OptionGroup var encode: EncodeOptions
+
     func run() async throws {
         let configuration = try serveConfiguration()
         if let problem = configuration.problem() {
@@ -160,6 +164,7 @@ struct ServeCommand: AsyncParsableCommand {
             pipelineConfiguration.cacheDirectory = URL(fileURLWithPath: directory)
         }
         fetch.apply(to: &pipelineConfiguration)
+        pipelineConfiguration.formatQuality = try encode.qualities()
         if let size = try EnvironmentFallback.given(memoryCacheSize, flag: "memory-cache-size") {
             let bytes: ByteCount
             do { bytes = try ByteCount(parsing: size.value) } catch { throw size.failure("--memory-cache-size must be a size: \(error)") }

@@ -47,8 +47,10 @@ struct ThumbnailCommand: ParsableCommand {
     @Option(help: "contain (fit inside the box) or cover (fill the box, centre-crop).")
     var fit: FitMode = .contain
 
-    @Option(help: "Quality for jpeg, webp and avif output, 1-100 (png is lossless).")
-    var quality: Int = ImageEncoder.defaultQuality
+    @Option(help: "Quality for jpeg, webp and avif output, 1-100 (png is lossless); default: the format's (--format-quality).")
+    var quality: Int?
+
+    @OptionGroup var encode: EncodeOptions
 
     @Flag(help: "Keep the stored colour values instead of converting an embedded ICC profile to sRGB.")
     var noSrgb = false
@@ -70,14 +72,16 @@ struct ThumbnailCommand: ParsableCommand {
         default: break
         }
         _ = try processingOptions()
-        guard (1...100).contains(quality) else { throw ValidationError("--quality must be between 1 and 100") }
+        if let quality, !(1...100).contains(quality) { throw ValidationError("--quality must be between 1 and 100") }
         _ = try OutputFormat.resolve(output: output, format: format)
     }
 
     func run() throws {
         let processing = try processingOptions()
-        let request = ThumbnailRequest(size: size ?? 1, fit: fit, format: try OutputFormat.resolve(output: output, format: format),
-                                       quality: quality, maxPixels: decode.maxPixels,
+        let qualities = try encode.qualities()
+        let format = try OutputFormat.resolve(output: output, format: format)
+        let request = ThumbnailRequest(size: size ?? 1, fit: fit, format: format,
+                                       quality: quality ?? qualities[format ?? .jpeg], maxPixels: decode.maxPixels,
                                        maxDecodeMemory: decode.decodeMemory, convertToSRGB: !noSrgb)
         let thumbnailer = Thumbnailer()
         var refused = false, unwritten = false
@@ -86,7 +90,8 @@ struct ThumbnailCommand: ParsableCommand {
             do {
                 // Read as it decodes: memory follows the thumbnail, not the size of the file.
                 thumbnail = try processing.map { options throws(ImageDecodeError) in
-                    try Self.processed(.file(input), options: options, asked: request.format, quality: quality, request: request)
+                    try Self.processed(.file(input), options: options, asked: request.format,
+                                       quality: { quality ?? qualities[$0] }, request: request)
                 } ?? thumbnailer.makeThumbnail(from: .file(input), request)
             } catch {
                 refused = true
@@ -111,7 +116,7 @@ struct ThumbnailCommand: ParsableCommand {
     }
 
     /// The image `serve` renders for these options, planned from the file's header (one planner, one renderer).
-    static func processed(_ input: EncodedImage, options: ProcessingOptions, asked: ImageFormat?, quality: Int,
+    static func processed(_ input: EncodedImage, options: ProcessingOptions, asked: ImageFormat?, quality: (ImageFormat) -> Int,
                           request: ThumbnailRequest) throws(ImageDecodeError) -> Thumbnail {
         let info = try ImageDecoder.probe(input)
         let plan: ProcessingPlan
@@ -119,7 +124,7 @@ struct ThumbnailCommand: ParsableCommand {
             throw .invalidRequest(error.description)
         }
         return try options.render(input, plan: plan, sourceInfo: info, format: options.outputFormat(asked: asked, source: info.format),
-                                  defaultQuality: { _ in quality },
+                                  defaultQuality: quality,
                                   limits: RenderLimits(maxPixels: request.maxPixels, maxDecodeMemory: request.maxDecodeMemory),
                                   convertToSRGB: request.convertToSRGB)
     }

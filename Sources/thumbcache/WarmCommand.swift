@@ -68,6 +68,8 @@ struct WarmCommand: AsyncParsableCommand {
 
     @OptionGroup var decode: DecodeOptions
 
+    @OptionGroup var encode: EncodeOptions
+
     static let defaultTotalDecodeMemory = ByteCount(bytes: Int64(DecodeBudget.defaultCapacity))
 
     static let totalDecodeMemoryHelp = ByteCount.optionHelp(
@@ -113,9 +115,11 @@ struct WarmCommand: AsyncParsableCommand {
             try await warmAndReport(urls, reportFile: reportFile) { await warmer.run(urls, onProgress: $0, onFailure: $1) }
             return
         }
+        let qualities = try encode.qualities()
         let pipeline = try cache.openPipeline { configuration in
             fetch.apply(to: &configuration)
             decode.apply(to: &configuration)
+            configuration.formatQuality = qualities
             configuration.decodeBudget = DecodeBudget(capacity: Int(clamping: totalDecodeMemory.bytes))
             // Each thumbnail is asked for once: a large memory cache would only grow the footprint.
             configuration.memoryLimits = .init(totalCost: 4 << 20, count: 256)

@@ -28,9 +28,10 @@ final class PipelineHarness {
         pipeline = try ThumbnailPipeline(configuration: configuration)
     }
 
-    /// Closes and reopens the pipeline, as a new process would (empty memory cache).
-    func reopen() async throws {
-        let configuration = pipeline.configuration
+    /// Closes and reopens the pipeline, as a new process would (empty memory cache), `configure`d anew.
+    func reopen(configure: (inout PipelineConfiguration) -> Void = { _ in }) async throws {
+        var configuration = pipeline.configuration
+        configure(&configuration)
         await pipeline.close()
         pipeline = try ThumbnailPipeline(configuration: configuration)
     }

@@ -69,4 +69,41 @@ import ThumbcacheKit
         await server.stop()
         await origin.stop()
     }
+
+    /// AVIF at 100 is far larger than JPEG at 80 (`--format-quality avif=100`): a request that negotiated AVIF is
+    /// answered the JPEG, `Vary: Accept` kept, the same bytes and type again from memory and after a restart from
+    /// disk; a path naming AVIF (`.avif`, `f:avif`) still answers AVIF. Issue 20.
+    @Test func aNegotiatedFormatLargerThanTheJPEGAnswersTheJPEG() async throws {
+        let origin = try await TestOrigin()
+        origin.image("/big.jpg", Fixtures.jpeg)
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("thumbcache-fq-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let accept = [("Accept", "image/avif,image/webp,*/*")]
+        var server = try await ServerHarness(directory: directory, pipeline: { $0.formatQuality.set(100, for: .avif) })
+        let source = origin.url("/big.jpg")
+        let negotiated = server.path(source, size: 128)
+        let first = try await server.request(negotiated, headers: accept)
+        #expect(first.status == 200 && first.header("Content-Type") == "image/jpeg" && first.header("Vary") == "Accept")
+        #expect(ImageFormat.sniff(first.body) == .jpeg)
+        let again = try await server.request(negotiated, headers: accept)
+        #expect(again.header("X-Thumbcache") == "memory" && again.body == first.body && again.header("Content-Type") == "image/jpeg")
+        let named = try await server.request(server.path(source, size: 128, format: .avif), headers: accept)
+        #expect(named.header("Content-Type") == "image/avif" && ImageFormat.sniff(named.body) == .avif && named.header("Vary") == nil)
+        #expect(named.body.count > first.body.count)
+
+        let signer = server.endpoints.signer
+        let processed = try await server.request(ProcessingURLTests.path("rs:fit:90:90", source, signer: signer), headers: accept)
+        #expect(processed.header("Content-Type") == "image/jpeg" && processed.header("Vary") == "Accept")
+        let processedNamed = try await server.request(ProcessingURLTests.path("rs:fit:90:90/f:avif", source, signer: signer), headers: accept)
+        #expect(processedNamed.header("Content-Type") == "image/avif" && ImageFormat.sniff(processedNamed.body) == .avif)
+
+        await server.stop(removingDirectory: false)
+        server = try await ServerHarness(directory: directory, pipeline: { $0.formatQuality.set(100, for: .avif) })
+        let fromDisk = try await server.request(negotiated, headers: accept)
+        #expect(fromDisk.header("X-Thumbcache") == "disk" && fromDisk.body == first.body && fromDisk.header("Content-Type") == "image/jpeg")
+        #expect(fromDisk.header("Vary") == "Accept")
+        #expect(origin.count("/big.jpg") == 1)
+        await server.stop()
+        await origin.stop()
+    }
 }

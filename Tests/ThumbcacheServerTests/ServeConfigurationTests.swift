@@ -107,4 +107,17 @@ struct ServeConfigurationTests {
         let run = try Self.run([], [name: value])
         #expect(run.status == 64 && run.stderr.contains(name), "\(name)=\"\(value)\": \(run.status) \(run.stderr)")
     }
+
+    /// `--format-quality` and `THUMBCACHE_FORMAT_QUALITY` (imgproxy's `jpeg=80,avif=60`): a bad item is a usage
+    /// error naming it and where it came from.
+    @Test func formatQualityIsCheckedAtStart() throws {
+        #expect(try Self.run(["--format-quality", "avif=60,webp=75", "--format-quality", "jpeg=85"]).status == 8)
+        #expect(try Self.run([], ["THUMBCACHE_FORMAT_QUALITY": "jpeg=80,avif=60"]).status == 8)
+        let badFlag = try Self.run(["--format-quality", "avif=60,webp=0"])
+        #expect(badFlag.status == 64 && badFlag.stderr.contains("--format-quality") && badFlag.stderr.contains("webp=0"), "\(badFlag.stderr)")
+        let badVariable = try Self.run([], ["THUMBCACHE_FORMAT_QUALITY": "jpeg=80,png"])
+        #expect(badVariable.status == 64 && badVariable.stderr.contains("THUMBCACHE_FORMAT_QUALITY item png"), "\(badVariable.stderr)")
+        let unknown = try Self.run(["--format-quality", "heic=50"])
+        #expect(unknown.status == 64 && unknown.stderr.contains("heic=50"), "\(unknown.stderr)")
+    }
 }

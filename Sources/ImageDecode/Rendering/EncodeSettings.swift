@@ -8,8 +8,9 @@ public struct EncodeSettings: Sendable, Hashable {
     /// > 0: lower the quality until the bytes fit (JPEG, WebP, AVIF; PNG ignores it, as imgproxy does).
     public var maxBytes: Int
 
-    public init(format: ImageFormat, quality: Int = ImageEncoder.defaultQuality, maxBytes: Int = 0) {
-        (self.format, self.quality, self.maxBytes) = (format, quality, maxBytes)
+    /// `quality` nil: `ImageEncoder.defaultQuality(for: format)`.
+    public init(format: ImageFormat, quality: Int? = nil, maxBytes: Int = 0) {
+        (self.format, self.quality, self.maxBytes) = (format, quality ?? ImageEncoder.defaultQuality(for: format), maxBytes)
     }
 
     /// The lowest quality `max_bytes` steps down to; what is encoded there is answered even when too large.

@@ -22,13 +22,21 @@ extension ProcessingOptions {
 
     /// Renders `plan` (from `plan(for:maxResultSide:)`, which refuses results that are too large) from `input`,
     /// the original or a smaller stored copy of it (see `PlanRenderer.render`), and encodes it as `format`.
-    /// `sourceInfo` is the original's header, carried into the answer.
+    /// `sourceInfo` is the original's header, carried into the answer. `fallback`: `format` was negotiated, and
+    /// this format (what the request answers without negotiation) is answered instead when it is smaller
+    /// (`FormatFallback`).
     public func render(_ input: EncodedImage, plan: ProcessingPlan, sourceInfo: ImageInfo, format: ImageFormat,
-                       defaultQuality: (ImageFormat) -> Int, limits: RenderLimits = RenderLimits(),
+                       defaultQuality: (ImageFormat) -> Int, fallback: ImageFormat? = nil, limits: RenderLimits = RenderLimits(),
                        convertToSRGB: Bool = true) throws(ImageDecodeError) -> Thumbnail {
         let image = try PlanRenderer().render(from: input, plan: plan, effects: renderEffects, autoRotate: autoRotate,
                                               limits: limits, convertToSRGB: convertToSRGB)
-        let encoded = try encodeSettings(for: format, default: defaultQuality).encode(image)
-        return Thumbnail(data: encoded.data, format: format, width: image.width, height: image.height, sourceInfo: sourceInfo)
+        var encoded = (data: try encodeSettings(for: format, default: defaultQuality).encode(image).data, format: format)
+        if let fallback {
+            let answer = try FormatFallback.answer(encoded.data, as: format, fallback: fallback) { () throws(ImageDecodeError) in
+                try encodeSettings(for: fallback, default: defaultQuality).encode(image).data
+            }
+            encoded = (answer.data, answer.format)
+        }
+        return Thumbnail(data: encoded.data, format: encoded.format, width: image.width, height: image.height, sourceInfo: sourceInfo)
     }
 }

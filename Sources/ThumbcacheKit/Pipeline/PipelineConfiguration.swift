@@ -23,7 +23,16 @@ public struct PipelineConfiguration: Sendable {
     /// Trims the memory cache while the system is short of memory (docs/library.md, "Memory pressure"): the
     /// process's shared monitor by default; nil keeps `memoryLimits` whatever happens.
     public var memoryPressure: MemoryPressureMonitor? = .shared
-    public var jpegQuality = 80
+    /// Encoder quality per output format when a request names none (`--format-quality`); unset formats take
+    /// `ImageEncoder.defaultQuality(for:)`. Processed images stored on disk are keyed by the quality of their
+    /// format, so a change renders them again; stored ladder thumbnails are kept as they are (docs/disk-layout.md).
+    public var formatQuality = FormatQualities()
+    /// The JPEG entry of `formatQuality`.
+    @available(*, deprecated, message: "use formatQuality (one quality per format)")
+    public var jpegQuality: Int {
+        get { formatQuality[.jpeg] }
+        set { formatQuality.set(newValue, for: .jpeg) }
+    }
     public var maxPixels = 50_000_000
     /// The longest side a processed image may have (after dpr, zoom, enlarge, extend and padding): larger
     /// results are refused from the source's header, before any render.

@@ -48,13 +48,15 @@ struct ProcessedRenderer: Sendable {
         }
     }
 
-    /// The image in `format`, its quality `q`, else `fq`, else `defaultQuality` for the format.
-    func render(format: ImageFormat, defaultQuality: (ImageFormat) -> Int, url: String) throws(PipelineError) -> Thumbnail {
+    /// The image in `format`, its quality `q`, else `fq`, else `defaultQuality` for the format; in `fallback`
+    /// instead when that is smaller (a negotiated `format`, `FormatFallback`).
+    func render(format: ImageFormat, defaultQuality: (ImageFormat) -> Int, fallback: ImageFormat? = nil,
+                url: String) throws(PipelineError) -> Thumbnail {
         do throws(Failure) {
             let (plan, info) = try planned.get()
             do {
                 return try options.render(input, plan: plan, sourceInfo: info, format: format, defaultQuality: defaultQuality,
-                                          limits: limits)
+                                          fallback: fallback, limits: limits)
             } catch {
                 throw Failure.image(error)
             }

@@ -10,12 +10,15 @@ public enum Rendition: Sendable, Hashable {
     case processed(CanonicalOptions)
 
     /// The part of a memory-cache key after the source's key: one spelling per image (`canonical`), so two
-    /// spellings of one processed image share one render.
-    func memoryKeySuffix(format: ImageFormat?) -> String {
-        switch self {
-        case let .thumbnail(size, fit): "\(size)\(fit == .cover ? "c" : "")/\(format?.rawValue ?? "auto")"
+    /// spellings of one processed image share one render. A negotiated format (`~`) is a key of its own: its
+    /// answer may be the fallback format (`FormatFallback`), which a request naming the format must never get.
+    func memoryKeySuffix(format: ImageFormat?, negotiated: Bool = false) -> String {
+        let negotiation = negotiated ? "~" : ""
+        return switch self {
+        case let .thumbnail(size, fit): "\(size)\(fit == .cover ? "c" : "")/\(format?.rawValue ?? "auto")\(negotiation)"
         // The options' own format when none is given separately, so both spellings share one key.
-        case let .processed(processing): "p/\(processing.canonical)/\((format ?? processing.options.format)?.rawValue ?? "auto")"
+        case let .processed(processing):
+            "p/\(processing.canonical)/\((format ?? processing.options.format)?.rawValue ?? "auto")\(negotiation)"
         }
     }
 }

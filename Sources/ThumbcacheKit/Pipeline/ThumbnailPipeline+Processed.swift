@@ -5,35 +5,40 @@ import Processing
 /// Processed images (imgproxy's options, `Rendition.processed`): the same origin handling, coalescing and memory
 /// cache as thumbnails, their own renderer (`ProcessingOptions.render`), and their own disk store (`VariantStore`).
 extension ThumbnailPipeline {
-    /// What `rendition` makes of `source`: the one entry point a server calls for either grammar.
-    public func result(for source: ImageSource, _ rendition: Rendition, format: ImageFormat? = nil,
+    /// What `rendition` makes of `source`: the one entry point a server calls for either grammar. `negotiated`:
+    /// `format` was chosen from the request's `Accept`, so the answer is the format the request has without one
+    /// when that is smaller (`FormatFallback`), and is cached apart from requests that name `format`.
+    public func result(for source: ImageSource, _ rendition: Rendition, format: ImageFormat? = nil, negotiated: Bool = false,
                        policy: FetchPolicy = .normal, lookingInMemory: Bool = true,
                        lookingOnDisk: Bool = true) async throws(PipelineError) -> ThumbnailResult {
         switch rendition {
         case let .thumbnail(size, fit):
-            try await thumbnail(for: source, size: size, fit: fit, format: format, policy: policy,
+            try await thumbnail(for: source, size: size, fit: fit, format: format, negotiated: negotiated, policy: policy,
                                 lookingInMemory: lookingInMemory, lookingOnDisk: lookingOnDisk)
         case let .processed(processing):
-            try await processed(for: source, processing, format: format, policy: policy,
+            try await processed(for: source, processing, format: format, negotiated: negotiated, policy: policy,
                                 lookingInMemory: lookingInMemory, lookingOnDisk: lookingOnDisk)
         }
     }
 
     /// The rendition from the memory cache, if there and fresh, without suspending.
-    public func memoryHit(for source: ImageSource, _ rendition: Rendition, format: ImageFormat? = nil) -> ThumbnailResult? {
+    public func memoryHit(for source: ImageSource, _ rendition: Rendition, format: ImageFormat? = nil,
+                          negotiated: Bool = false) -> ThumbnailResult? {
         guard !configuration.readOnly else { return nil }
-        return memoryHit(Self.memoryKey(keyed(source).cacheKey, rendition, format: format), acceptingStale: false)
+        return memoryHit(Self.memoryKey(keyed(source).cacheKey, rendition, format: format, negotiated: negotiated),
+                         acceptingStale: false)
     }
 
     /// The rendition read from disk when its source's entry is fresh and it is stored there, without suspending
     /// (see `diskHit(for:size:fit:format:waitingForDisk:)`).
-    public func diskHit(for source: ImageSource, _ rendition: Rendition, format: ImageFormat? = nil,
+    public func diskHit(for source: ImageSource, _ rendition: Rendition, format: ImageFormat? = nil, negotiated: Bool = false,
                         waitingForDisk: Bool = true) -> ThumbnailResult? {
         switch rendition {
         case let .thumbnail(size, fit):
-            return diskHit(for: source, size: size, fit: fit, format: format, waitingForDisk: waitingForDisk)
+            return diskHit(for: source, size: size, fit: fit, format: format, negotiated: negotiated, waitingForDisk: waitingForDisk)
         case let .processed(processing):
-            return variantHit(keyed(source), processing, format: format, waitingForDisk: waitingForDisk)
+            return variantHit(keyed(source), processing, format: format, negotiated: negotiated && format != nil,
+                              waitingForDisk: waitingForDisk)
         }
     }
 
@@ -41,40 +46,47 @@ extension ThumbnailPipeline {
     /// `format` nil: the options' format, else the source's when it can be written (GIF gives PNG). Stored on
     /// disk as a variant of the source (unless variants are kept in memory only), and in memory.
     public func processed(for source: ImageSource, options: ProcessingOptions, format: ImageFormat? = nil,
-                          policy: FetchPolicy = .normal, lookingInMemory: Bool = true,
+                          negotiated: Bool = false, policy: FetchPolicy = .normal, lookingInMemory: Bool = true,
                           lookingOnDisk: Bool = true) async throws(PipelineError) -> ThumbnailResult {
-        try await processed(for: source, CanonicalOptions(options), format: format, policy: policy,
+        try await processed(for: source, CanonicalOptions(options), format: format, negotiated: negotiated, policy: policy,
                             lookingInMemory: lookingInMemory, lookingOnDisk: lookingOnDisk)
     }
 
     private func processed(for source: ImageSource, _ processing: CanonicalOptions, format: ImageFormat?,
-                           policy: FetchPolicy, lookingInMemory: Bool,
+                           negotiated: Bool, policy: FetchPolicy, lookingInMemory: Bool,
                            lookingOnDisk: Bool) async throws(PipelineError) -> ThumbnailResult {
         if configuration.readOnly { throw .cache(.readOnly(directory: store.cache.directory.path)) }
         let source = keyed(source)
         let key = source.cacheKey
         let format = format ?? processing.options.format
-        let memoryKey = Self.memoryKey(key, .processed(processing), format: format)
+        let negotiated = negotiated && format != nil
+        let memoryKey = Self.memoryKey(key, .processed(processing), format: format, negotiated: negotiated)
         if lookingInMemory, policy != .refresh, let result = memoryHit(memoryKey, acceptingStale: policy == .offline) { return result }
-        if lookingOnDisk, policy == .normal, let result = variantHit(source, processing, format: format) { return result }
+        if lookingOnDisk, policy == .normal,
+           let result = variantHit(source, processing, format: format, negotiated: negotiated) { return result }
         return try await settled(source, key: key, memoryKey: memoryKey, policy: policy) { origin in
-            try await self.renderProcessed(origin, source: source, key: key, processing, format: format)
+            try await self.renderProcessed(origin, source: source, key: key, processing, format: format, negotiated: negotiated)
         }
     }
 
-    static func memoryKey(_ key: String, _ rendition: Rendition, format: ImageFormat?) -> String {
-        "\(key)/" + rendition.memoryKeySuffix(format: format)
+    static func memoryKey(_ key: String, _ rendition: Rendition, format: ImageFormat?, negotiated: Bool = false) -> String {
+        "\(key)/" + rendition.memoryKeySuffix(format: format, negotiated: negotiated && format != nil)
     }
 
-    /// The name a variant is stored under: its meaning (canonical options, the format asked for) and the default
-    /// quality it was encoded with, so a changed default renders again rather than serving the old one.
-    func variantName(_ processing: CanonicalOptions, format: ImageFormat?) -> String {
-        "\(processing.canonical)|\((format ?? processing.options.format)?.rawValue ?? "auto")|q\(configuration.jpegQuality)"
+    /// The name a variant is stored under: its meaning (canonical options, the format asked for, negotiated or
+    /// not) and the default quality of the format it is encoded in (of a negotiated one's fallback too), so a
+    /// changed default renders again rather than serving the old one.
+    func variantName(_ processing: CanonicalOptions, format: ImageFormat?, negotiated: Bool, source: ImageFormat?) -> String {
+        let (options, quality) = (processing.options, configuration.formatQuality)
+        let name = "\(processing.canonical)|\((format ?? options.format)?.rawValue ?? "auto")|q\(quality[options.outputFormat(asked: format, source: source)])"
+        guard negotiated else { return name }
+        // Within the last part: `VariantStore.entryInfo` reads the name's parts from the end.
+        return name + " negotiated, else q\(quality[options.outputFormat(asked: nil, source: source)])"
     }
 
     /// A stored variant whose source entry is fresh, kept in memory from now on (`source` already keyed). Without
     /// `waitingForDisk`, nil rather than wait for bytes not in the page cache (an event loop's read).
-    private func variantHit(_ source: ImageSource, _ processing: CanonicalOptions, format: ImageFormat?,
+    private func variantHit(_ source: ImageSource, _ processing: CanonicalOptions, format: ImageFormat?, negotiated: Bool,
                             waitingForDisk: Bool = true) -> ThumbnailResult? {
         guard let variants, !configuration.readOnly, !processing.options.raw else { return nil }
         let key = source.cacheKey
@@ -82,7 +94,8 @@ extension ThumbnailPipeline {
         guard unstored.origin(for: key) == nil,
               let state = try? store.freshState(key: key, now: Date(), waitingForDisk: waitingForDisk),
               let freshUntil = state.freshUntil,
-              let (data, record) = try? variants.stored(source: key, variant: variantName(processing, format: format),
+              let (data, record) = try? variants.stored(source: key, variant: variantName(
+                  processing, format: format, negotiated: negotiated, source: ImageFormat(rawValue: state.metadata.original.format)),
                                                         originalBytes: state.metadata.original.bytes,
                                                         waitingForDisk: waitingForDisk),
               let stored = ImageFormat(rawValue: record.format) else { return nil }
@@ -91,7 +104,7 @@ extension ThumbnailPipeline {
         (result.contentDigest, result.freshUntil, result.lastModified) = (record.digest, freshUntil, state.lastModified)
         (result.fetchDuration, result.renderDuration) = (Duration.zero, Duration.zero)
         memory.set(MemoryEntry(thumbnail: result, freshUntil: freshUntil),
-                   forKey: Self.memoryKey(key, .processed(processing), format: format), cost: data.count)
+                   forKey: Self.memoryKey(key, .processed(processing), format: format, negotiated: negotiated), cost: data.count)
         sessionStats.withLock { $0.record(.disk) }
         return result
     }
@@ -99,7 +112,7 @@ extension ThumbnailPipeline {
     /// The processed image of a settled origin: the original itself (`raw`, `skp`), the stored variant, or a
     /// render from the smallest stored ladder thumbnail that covers what the plan reads, else from the original.
     private func renderProcessed(_ origin: Origin, source: ImageSource, key: String, _ processing: CanonicalOptions,
-                                 format: ImageFormat?) async throws -> ThumbnailResult {
+                                 format: ImageFormat?, negotiated: Bool) async throws -> ThumbnailResult {
         let options = processing.options
         defer { if origin.downloaded != nil { unstored.release(key, fetchedAt: origin.metadata.responseTime) } }
         let url = source.normalized
@@ -128,7 +141,7 @@ extension ThumbnailPipeline {
             return result(data, sourceFormat, width: original.width, height: original.height, rendered: false, stored: stored)
         }
 
-        let name = variantName(processing, format: format)
+        let name = variantName(processing, format: format, negotiated: negotiated, source: sourceFormat)
         if let entry = origin.entry, let variants,
            let (data, record) = try variants.stored(source: key, variant: name, originalBytes: entry.metadata.original.bytes),
            let stored = ImageFormat(rawValue: record.format) {
@@ -157,14 +170,16 @@ extension ThumbnailPipeline {
                                          maxResultSide: configuration.maxResultSide,
                                          limits: RenderLimits(maxPixels: configuration.maxPixels,
                                                               maxDecodeMemory: configuration.maxDecodeMemory))
-        let defaultQuality = configuration.jpegQuality
+        let qualities = configuration.formatQuality
+        // Negotiated: what the request answers without `Accept`, when smaller (`FormatFallback`).
+        let fallback = negotiated ? options.outputFormat(asked: nil, source: sourceFormat) : nil
         let rendered: Thumbnail
         do {
             let needed = try renderer.workingMemory()
             defer { FreedMemory.release(afterDecodeOf: needed) }
             rendered = try await configuration.renderGate.run(reserving: needed, of: configuration.decodeBudget,
                                                               admission: origin.admission) { () throws(PipelineError) in
-                try renderer.render(format: chosen, defaultQuality: { _ in defaultQuality }, url: url)
+                try renderer.render(format: chosen, defaultQuality: { qualities[$0] }, fallback: fallback, url: url)
             }
         } catch let error as ProcessedRenderer.Failure {
             throw error.pipelineError(url: url)

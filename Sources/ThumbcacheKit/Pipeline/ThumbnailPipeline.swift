@@ -115,23 +115,25 @@ public final class ThumbnailPipeline: Sendable {
     /// `cover` makes a size×size centre crop (kept in memory only; the disk keeps `contain` rungs).
     /// `lookingInMemory: false`: the caller has just asked `memoryHit` and missed (a server does, before it sets
     /// up a request's deadline), so the memory cache is not asked again. `lookingOnDisk: false`: likewise for
-    /// `diskHit`, so the entry is not opened for it a second time (nor a second `READ` recorded).
+    /// `diskHit`, so the entry is not opened for it a second time (nor a second `READ` recorded). `negotiated`: see
+    /// `result(for:_:format:negotiated:)`.
     public func thumbnail(for source: ImageSource, size: Int, fit: FitMode = .contain, format: ImageFormat? = nil,
-                          policy: FetchPolicy = .normal, lookingInMemory: Bool = true,
+                          negotiated: Bool = false, policy: FetchPolicy = .normal, lookingInMemory: Bool = true,
                           lookingOnDisk: Bool = true) async throws(PipelineError) -> ThumbnailResult
     {
         guard (1...ThumbnailRequest.maxSize).contains(size) else { throw .invalidSize(size) }
         if configuration.readOnly { throw .cache(.readOnly(directory: store.cache.directory.path)) }
         let source = keyed(source)
         let key = source.cacheKey
-        let memoryKey = Self.memoryKey(key, size: size, fit: fit, format: format)
+        let negotiated = negotiated && format != nil
+        let memoryKey = Self.memoryKey(key, size: size, fit: fit, format: format, negotiated: negotiated)
         if lookingInMemory, policy != .refresh, let result = memoryHit(memoryKey, acceptingStale: policy == .offline) { return result }
         if lookingOnDisk, policy == .normal,
-           let result = diskHit(source, key: key, memoryKey: memoryKey, size: size, fit: fit, format: format) {
+           let result = diskHit(source, key: key, memoryKey: memoryKey, size: size, fit: fit, format: format, negotiated: negotiated) {
             return result
         }
         return try await settled(source, key: key, memoryKey: memoryKey, policy: policy) { origin in
-            try await self.render(origin, source: source, key: key, size: size, fit: fit, format: format)
+            try await self.render(origin, source: source, key: key, size: size, fit: fit, format: format, negotiated: negotiated)
         }
     }
 
@@ -200,9 +202,11 @@ public final class ThumbnailPipeline: Sendable {
 
     /// The thumbnail from the memory cache if it is there and its source still fresh, without suspending:
     /// a server answers these before it sets up a request's deadline (two tasks and a timer per request).
-    public func memoryHit(for source: ImageSource, size: Int, fit: FitMode = .contain, format: ImageFormat? = nil) -> ThumbnailResult? {
+    public func memoryHit(for source: ImageSource, size: Int, fit: FitMode = .contain, format: ImageFormat? = nil,
+                          negotiated: Bool = false) -> ThumbnailResult? {
         guard !configuration.readOnly else { return nil }
-        return memoryHit(Self.memoryKey(keyed(source).cacheKey, size: size, fit: fit, format: format), acceptingStale: false)
+        return memoryHit(Self.memoryKey(keyed(source).cacheKey, size: size, fit: fit, format: format, negotiated: negotiated),
+                         acceptingStale: false)
     }
 
     /// The thumbnail read from its disk entry when that entry is fresh and stores it (a ladder size, `contain`),
@@ -213,20 +217,21 @@ public final class ThumbnailPipeline: Sendable {
     /// disk), for a caller that must not block, an event loop; opening the value file may still touch the disk
     /// for an inode not in memory.
     public func diskHit(for source: ImageSource, size: Int, fit: FitMode = .contain, format: ImageFormat? = nil,
-                        waitingForDisk: Bool = true) -> ThumbnailResult? {
+                        negotiated: Bool = false, waitingForDisk: Bool = true) -> ThumbnailResult? {
         let source = keyed(source)
         let key = source.cacheKey
-        return diskHit(source, key: key, memoryKey: Self.memoryKey(key, size: size, fit: fit, format: format),
-                       size: size, fit: fit, format: format, waitingForDisk: waitingForDisk)
+        let negotiated = negotiated && format != nil
+        return diskHit(source, key: key, memoryKey: Self.memoryKey(key, size: size, fit: fit, format: format, negotiated: negotiated),
+                       size: size, fit: fit, format: format, negotiated: negotiated, waitingForDisk: waitingForDisk)
     }
 
     private func diskHit(_ source: ImageSource, key: String, memoryKey: String, size: Int, fit: FitMode,
-                         format: ImageFormat?, waitingForDisk: Bool = true) -> ThumbnailResult? {
+                         format: ImageFormat?, negotiated: Bool, waitingForDisk: Bool = true) -> ThumbnailResult? {
         // A download held for storing is newer than the entry (`UnstoredOriginals`): the full path serves it.
         guard !configuration.readOnly, fit == .contain, store.ladder.valueIndex(of: size) != nil,
               unstored.origin(for: key) == nil else { return nil }
         let started = ContinuousClock.now
-        guard let hit = try? store.storedThumbnail(key: key, size: size, format: format, now: Date(),
+        guard let hit = try? store.storedThumbnail(key: key, size: size, format: format, negotiated: negotiated, now: Date(),
                                                    waitingForDisk: waitingForDisk) else { return nil }
         var result = ThumbnailResult(data: hit.data, format: hit.facts.format, width: hit.facts.width, height: hit.facts.height,
                                      servedFrom: .disk, source: source.normalized, cacheKey: key, bytesDownloaded: 0,
@@ -244,8 +249,8 @@ public final class ThumbnailPipeline: Sendable {
         source.keyed(by: configuration.cacheKeyRule)
     }
 
-    static func memoryKey(_ key: String, size: Int, fit: FitMode, format: ImageFormat?) -> String {
-        "\(key)/" + Rendition.thumbnail(size: size, fit: fit).memoryKeySuffix(format: format)
+    static func memoryKey(_ key: String, size: Int, fit: FitMode, format: ImageFormat?, negotiated: Bool = false) -> String {
+        "\(key)/" + Rendition.thumbnail(size: size, fit: fit).memoryKeySuffix(format: format, negotiated: negotiated && format != nil)
     }
 
     func memoryHit(_ memoryKey: String, acceptingStale: Bool) -> ThumbnailResult? {
@@ -452,15 +457,16 @@ public final class ThumbnailPipeline: Sendable {
 
     /// Throws `PipelineError`. Cancelled (its last waiter gone), a render still waiting for a worker or for decode
     /// memory never starts; one already decoding finishes (the C decoders cannot be interrupted) and is stored.
-    private func render(_ origin: Origin, source: ImageSource, key: String, size: Int, fit: FitMode, format: ImageFormat?)
-        async throws -> ThumbnailResult
+    private func render(_ origin: Origin, source: ImageSource, key: String, size: Int, fit: FitMode, format: ImageFormat?,
+                        negotiated: Bool) async throws -> ThumbnailResult
     {
         // Stored or not, once this render ends later requests read the entry (or fetch again), not this download.
         defer { if origin.downloaded != nil { unstored.release(key, fetchedAt: origin.metadata.responseTime) } }
         let downloadedBytes = origin.servedFrom == .network ? origin.downloadedBytes : 0
-        // A stored thumbnail of this size and format: no decode at all.
+        // A stored thumbnail of this size and format (negotiated: the one of the two stored to answer): no decode at all.
         if fit == .contain, let entry = origin.entry,
-           let data = try store.variant(size, format: format ?? Self.defaultFormat(entry.metadata.original), of: entry),
+           let stored = store.storedFormat(size, format: format, negotiated: negotiated, of: entry.metadata),
+           let data = try store.variant(size, format: stored, of: entry),
            let stored = ImageFormat.sniff(data), let info = try? thumbnailer.probe(data) {
             return ThumbnailResult(data: data, format: stored, width: info.orientedWidth, height: info.orientedHeight,
                                    servedFrom: origin.servedFrom, source: source.normalized, cacheKey: key,
@@ -481,8 +487,13 @@ public final class ThumbnailPipeline: Sendable {
             storedOriginal = try origin.entry!.openOriginal()
             input = storedOriginal!.image
         }
-        let request = ThumbnailRequest(size: size, fit: fit, format: format, quality: configuration.jpegQuality,
-                                       maxPixels: configuration.maxPixels, maxDecodeMemory: configuration.maxDecodeMemory)
+        let request = {
+            var request = ThumbnailRequest(size: size, fit: fit, format: format, quality: configuration.formatQuality[format ?? .jpeg],
+                                           maxPixels: configuration.maxPixels, maxDecodeMemory: configuration.maxDecodeMemory)
+            // Negotiated: the image's default format (JPEG, or PNG with alpha) is answered when smaller.
+            if negotiated { request.fallback = FormatFallback(quality: configuration.formatQuality[.jpeg]) }
+            return request
+        }()
         let thumbnail: Thumbnail
         do {
             // The estimate, from the header, is reserved for the decode once it has a worker (the gate, a server's
@@ -535,16 +546,20 @@ public final class ThumbnailPipeline: Sendable {
         -> (stored: Int, notCachedBecause: String?)
     {
         guard origin.storable else { return (0, nil) }
-        // Ladder sizes are kept on disk, in every format asked for; anything else lives in memory only.
-        let keep = fit == .contain && store.ladder.valueIndex(of: size) != nil
-            ? StoredThumbnail(size: size, format: thumbnail.format, data: thumbnail.data) : nil
+        // Ladder sizes are kept on disk, in every format asked for; anything else lives in memory only. A negotiated
+        // render keeps both its encodings, so later negotiated requests choose between them from their lengths.
+        let onLadder = fit == .contain && store.ladder.valueIndex(of: size) != nil
+        let keep = onLadder ? StoredThumbnail(size: size, format: thumbnail.format, data: thumbnail.data) : nil
+        let declined = onLadder ? thumbnail.declined.map { StoredThumbnail(size: size, format: $0.format, data: $0.data) } : nil
         do throws(PipelineError) {
+            var stored = 0
             if let downloaded = origin.downloaded {
-                return (try saveOriginal(downloaded, of: origin, key: key, thumbnail: keep), nil)
+                stored = try saveOriginal(downloaded, of: origin, key: key, thumbnail: keep)
             } else if let keep {
-                return (try store.addVariant(key: key, fetchedAt: origin.metadata.responseTime, thumbnail: keep), nil)
+                stored = try store.addVariant(key: key, fetchedAt: origin.metadata.responseTime, thumbnail: keep)
             }
-            return (0, nil)
+            if let declined { stored += try store.addVariant(key: key, fetchedAt: origin.metadata.responseTime, thumbnail: declined) }
+            return (stored, nil)
         } catch {
             return (0, error.description)
         }

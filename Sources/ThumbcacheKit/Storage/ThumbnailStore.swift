@@ -136,7 +136,8 @@ final class ThumbnailStore: Sendable {
     /// bytes read from it, when the entry's state is known (`KnownEntries`); else its metadata too. Nil for
     /// anything a disk hit cannot answer alone: no entry, not fresh, no such thumbnail, a value that disagrees
     /// with its metadata (the full path then decides); without `waitingForDisk`, bytes not in the page cache.
-    func storedThumbnail(key: String, size: Int, format: ImageFormat?, now: Date,
+    /// `negotiated`: see `storedFormat`.
+    func storedThumbnail(key: String, size: Int, format: ImageFormat?, negotiated: Bool = false, now: Date,
                          waitingForDisk: Bool = true) throws(PipelineError) -> StoredHit? {
         guard let index = ladder.valueIndex(of: size) else { return nil }
         let remembered = known.known(key)
@@ -147,8 +148,8 @@ final class ThumbnailStore: Sendable {
             defer { snapshot.close() }
             guard let entry = try knownState(of: snapshot, now: now, waitingForDisk: waitingForDisk), entry.isFresh(at: now),
                   let freshUntil = entry.freshUntil else { return nil }
-            let format = format ?? ThumbnailPipeline.defaultFormat(entry.metadata.original)
-            guard let stored = entry.metadata.thumbnails.first(where: { $0.size == size }),
+            guard let format = storedFormat(size, format: format, negotiated: negotiated, of: entry.metadata),
+                  let stored = entry.metadata.thumbnails.first(where: { $0.size == size }),
                   let range = stored.range(of: format.rawValue), !range.isEmpty,
                   snapshot.length(at: index) == Int64(stored.totalBytes) else { return nil }
             let data = waitingForDisk ? try snapshot.data(at: index, offset: Int64(range.lowerBound), count: range.count)
@@ -192,6 +193,18 @@ final class ThumbnailStore: Sendable {
         let facts: KnownEntries.ThumbnailFacts
         let freshUntil: Date
         let lastModified: Date?
+    }
+
+    /// Which stored thumbnail of `size` answers a request for `format` (nil: the source's default format). A
+    /// negotiated format answers only when the default format is stored beside it (a negotiated render keeps
+    /// both), and then whichever of the two `FormatFallback` chooses from their lengths; nil when not both are.
+    func storedFormat(_ size: Int, format: ImageFormat?, negotiated: Bool, of metadata: CacheMetadata) -> ImageFormat? {
+        let fallback = ThumbnailPipeline.defaultFormat(metadata.original)
+        guard negotiated, let format, format != fallback else { return format ?? fallback }
+        guard let stored = metadata.thumbnails.first(where: { $0.size == size }),
+              let asked = stored.range(of: format.rawValue), !asked.isEmpty,
+              let other = stored.range(of: fallback.rawValue), !other.isEmpty else { return nil }
+        return FormatFallback.keepsNegotiated(asked.count, over: other.count) ? format : fallback
     }
 
     /// The stored thumbnail of `size` in `format`: a slice of that size's value. Nil when it is not stored, or

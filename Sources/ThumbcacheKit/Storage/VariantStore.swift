@@ -122,7 +122,7 @@ final class VariantStore: Sendable {
             defer { snapshot.close() }
             guard let bytes = try? snapshot.data(at: Self.recordIndex),
                   let record = try? JSONDecoder().decode(Record.self, from: bytes) else { return nil }
-            // The name is "<canonical>|<format asked>|q<quality>" (`ThumbnailPipeline.variantName`).
+            // The name is "<canonical>|<format asked>|q<quality>[ negotiated, else q<quality>]" (`ThumbnailPipeline.variantName`).
             let parts = record.variant.split(separator: "|", omittingEmptySubsequences: false)
             return EntryInfo.Processed(options: parts.dropLast(2).joined(separator: "|"),
                                        asked: parts.count >= 2 ? String(parts[parts.count - 2]) : "auto",

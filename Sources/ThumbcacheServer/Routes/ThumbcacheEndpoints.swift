@@ -103,10 +103,11 @@ public final class ThumbcacheEndpoints: Sendable {
             guard !isStopping else { throw ServeError.unavailable("stopping", "the server is shutting down") }
             let check = try checks.check(target: request.head.path ?? "", accept: request.headers[.accept])
             let result: ThumbnailResult
-            if let hit = pipeline.memoryHit(for: check.source, check.rendition, format: check.format) {
+            if let hit = pipeline.memoryHit(for: check.source, check.rendition, format: check.format, negotiated: check.negotiated) {
                 metrics.memoryHitAnswered(fromBytes: false)
                 result = hit
-            } else if let hit = pipeline.diskHit(for: check.source, check.rendition, format: check.format) {
+            } else if let hit = pipeline.diskHit(for: check.source, check.rendition, format: check.format,
+                                                 negotiated: check.negotiated) {
                 // A fresh stored thumbnail is a read from the page cache, far shorter than any deadline: answered
                 // before the deadline's two tasks and timer (and the pipeline's coalescers) are set up.
                 result = hit
@@ -134,8 +135,9 @@ public final class ThumbcacheEndpoints: Sendable {
               let check = try? checks.check(target: path, accept: headers[.accept]),
               // A disk hit whose bytes are in the page cache is answered here too: reading them does not block
               // (`waitingForDisk: false`); one that would wait for the disk goes to the router, off the event loop.
-              let result = pipeline.memoryHit(for: check.source, check.rendition, format: check.format)
-                ?? pipeline.diskHit(for: check.source, check.rendition, format: check.format, waitingForDisk: false)
+              let result = pipeline.memoryHit(for: check.source, check.rendition, format: check.format, negotiated: check.negotiated)
+                ?? pipeline.diskHit(for: check.source, check.rendition, format: check.format, negotiated: check.negotiated,
+                                    waitingForDisk: false)
         else { return nil }
         metrics.thumbnail(result)
         let (second, date) = AnswerHead.date.current
@@ -191,7 +193,7 @@ public final class ThumbcacheEndpoints: Sendable {
         do {
             return try await withThrowingTaskGroup(of: ThumbnailResult?.self) { group in
                 group.addTask {
-                    try await pipeline.result(for: check.source, check.rendition, format: check.format,
+                    try await pipeline.result(for: check.source, check.rendition, format: check.format, negotiated: check.negotiated,
                                               lookingInMemory: false, lookingOnDisk: false)
                 }
                 group.addTask {
