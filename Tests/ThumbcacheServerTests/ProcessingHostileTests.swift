@@ -64,6 +64,27 @@ import ThumbcacheKit
         await origin.stop()
     }
 
+    @Test func rawAndSkipStreamOnlyImagesFromAllowedSources() async throws {
+        let origin = try await TestOrigin()
+        // A page labelled as an image: the body is probed before anything is answered, raw or not.
+        origin.image("/page.jpg", Data("<html><script>alert(1)</script></html>".utf8), type: "image/jpeg")
+        origin.image("/a.jpg", Fixtures.jpeg)
+        let server = try await ServerHarness()
+        for options in ["raw:1", "skp:jpg"] {
+            let answer = try await server.request(Self.path(options, origin.url("/page.jpg")))
+            #expect(answer.status != 200 && answer.header("Content-Type")?.hasPrefix("image/") != true,
+                    "\(options): \(answer.status) \(answer.header("Content-Type") ?? "")")
+        }
+        await server.stop()
+        // The source policy applies to raw as to any render: loopback refused unless allowed.
+        let strict = try await ServerHarness { $0.allowLoopbackSources = false }
+        let refused = try await strict.request(Self.path("raw:1", origin.url("/a.jpg")))
+        #expect(refused.status == 403 && refused.json["error"] == "source_refused", "\(refused.json)")
+        #expect(origin.count("/a.jpg") == 0)
+        await strict.stop()
+        await origin.stop()
+    }
+
     @Test func filenamesCannotInjectHeaders() async throws {
         let origin = try await TestOrigin()
         origin.image("/a.jpg", Fixtures.jpeg)
