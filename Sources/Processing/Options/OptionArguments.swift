@@ -47,6 +47,15 @@ struct OptionArguments {
         return value
     }
 
+    /// A filter's sigma, 0…`ProcessingOptions.maxSigma`.
+    func sigma(_ index: Int) throws(ProcessingError) -> Double? {
+        guard let value = try number(index) else { return nil }
+        guard value <= ProcessingOptions.maxSigma else {
+            throw bad(index, "a sigma from 0 to \(ProcessingOptions.number(ProcessingOptions.maxSigma))")
+        }
+        return value
+    }
+
     /// Go's strconv.ParseBool spellings; anything else is false, as imgproxy reads it (with a warning).
     func flag(_ index: Int) -> Bool? {
         guard isGiven(index) else { return nil }

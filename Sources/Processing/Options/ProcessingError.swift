@@ -17,6 +17,9 @@ public enum ProcessingError: Error, Equatable, CustomStringConvertible {
     case expired(at: Int64)
     /// The result would be larger than the server allows; found before anything is rendered.
     case resultTooLarge(width: Int, height: Int, limit: Int)
+    /// A smart or entropy gravity must look at the whole scaled image, and `min-width`/`min-height` scale it past
+    /// the limit though the result itself is small; found before anything is rendered.
+    case scaledTooLarge(width: Int, height: Int, limit: Int)
 
     public var description: String {
         switch self {
@@ -38,6 +41,8 @@ public enum ProcessingError: Error, Equatable, CustomStringConvertible {
             "this URL expired at unix time \(time): ask for a newly signed one"
         case let .resultTooLarge(width, height, limit):
             "the result would be \(width)×\(height) pixels, over this server's limit of \(limit) per side: ask for a smaller size, dpr or zoom"
+        case let .scaledTooLarge(width, height, limit):
+            "a smart or entropy gravity would search an image scaled to \(width)×\(height) pixels, over this server's limit of \(limit) per side: lower min-width/min-height or use another gravity"
         }
     }
 }

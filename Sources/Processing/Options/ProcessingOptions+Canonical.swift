@@ -36,7 +36,9 @@ extension ProcessingOptions {
         if sharpen > 0 { add(.sharpen, Self.number(sharpen)) }
         if pixelate > 1 { add(.pixelate, String(pixelate)) }
         if quality > 0 { add(.quality, String(quality)) }
-        let qualities = formatQuality.filter { $0.value > 0 }.sorted { $0.key.rawValue < $1.key.rawValue }
+        // `q` overrides every `fq` (`quality(for:default:)`): with it, they change nothing and would only store the
+        // same image under another name.
+        let qualities = quality > 0 ? [] : formatQuality.filter { $0.value > 0 }.sorted { $0.key.rawValue < $1.key.rawValue }
         if !qualities.isEmpty { add(.formatQuality, qualities.flatMap { [$0.key.rawValue, String($0.value)] }) }
         if maxBytes > 0 { add(.maxBytes, String(maxBytes)) }
         if let format { add(.format, format.rawValue) }

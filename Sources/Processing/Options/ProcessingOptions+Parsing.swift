@@ -72,8 +72,8 @@ extension ProcessingOptions {
                 geometry.rotate = (angle % 360 + 360) % 360
             }
         case .background: try applyBackground(args)
-        case .blur: blur = try args.single().number(0) ?? blur
-        case .sharpen: sharpen = try args.single().number(0) ?? sharpen
+        case .blur: blur = try args.single().sigma(0) ?? blur
+        case .sharpen: sharpen = try args.single().sigma(0) ?? sharpen
         case .pixelate: pixelate = try args.single().count(0) ?? pixelate
         case .quality: quality = try args.single().quality(0) ?? quality
         case .formatQuality: try applyFormatQuality(args)

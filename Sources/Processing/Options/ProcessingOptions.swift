@@ -10,6 +10,10 @@ public struct ProcessingOptions: Sendable, Hashable {
     public var autoRotate = true
     /// Fills transparency, extend and padding; nil keeps transparency (and fills with white where there is none).
     public var background: RGBColor?
+    /// The largest `blur` and `sharpen` sigma a URL may ask for. Their mask grows with sigma (about 3.6 and 4.3
+    /// taps a unit, per pixel and pass), so unbounded it let one URL cost minutes of CPU; at 100 a filter costs a
+    /// few hundred taps a pixel, and a larger sigma blurs a thumbnail no further that anyone would see.
+    public static let maxSigma = 100.0
     /// Gaussian blur sigma; 0 is none.
     public var blur = 0.0
     /// Sharpen sigma; 0 is none.

@@ -8,6 +8,11 @@ extension ProcessingOptions {
         guard plan.resultWidth <= maxResultSide, plan.resultHeight <= maxResultSide else {
             throw .resultTooLarge(width: plan.resultWidth, height: plan.resultHeight, limit: maxResultSide)
         }
+        // The renderer holds the whole scaled image while a detector searches it (`PlanRenderer.reading`); only
+        // min sizes make it larger than the result, up to 2^40 a side, which overflowed the memory estimate.
+        if plan.detection?.stage == .resultCrop, plan.scaledWidth > maxResultSide || plan.scaledHeight > maxResultSide {
+            throw .scaledTooLarge(width: plan.scaledWidth, height: plan.scaledHeight, limit: maxResultSide)
+        }
         return plan
     }
 

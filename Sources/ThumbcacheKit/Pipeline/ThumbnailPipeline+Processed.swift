@@ -126,8 +126,10 @@ extension ThumbnailPipeline {
                             bytesStored: stored, staleBecause: origin.staleBecause, notCachedBecause: notCachedBecause)
         }
 
-        // `raw`, or `skp` naming the source's format: the original's bytes as they are.
-        if options.raw || sourceFormat.map(options.skipProcessing.contains) == true, let sourceFormat {
+        // `raw`, or `skp` naming the source's format when the URL asks for no other (imgproxy: `f:`/the extension
+        // unset or the source's; a format negotiated from `Accept` does not stop the skip).
+        let skips = sourceFormat.map { options.skipProcessing.contains($0) && (options.format ?? $0) == $0 } == true
+        if options.raw || skips, let sourceFormat {
             let data: Data
             if let downloaded = origin.downloaded {
                 data = try downloaded.wholeData()

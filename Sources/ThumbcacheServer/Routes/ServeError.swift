@@ -88,7 +88,7 @@ public struct ServeError: Error, Sendable, Equatable {
         case .badPreset: "bad_preset"
         case .badPath: "bad_request"
         case .expired: "expired"
-        case .resultTooLarge: "result_too_large"
+        case .resultTooLarge, .scaledTooLarge: "result_too_large"
         }
         if case .expired = error {
             self.init(status: .notFound, code: code, message: error.description)
