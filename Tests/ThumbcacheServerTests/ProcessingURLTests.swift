@@ -40,6 +40,11 @@ import ThumbcacheKit
             #expect(refused.status == 403 && refused.json["error"] == "bad_signature")
         }
         #expect(try await server.request(Self.path("rs:fit:90:90", source, signer: URLSigner(key: nil))).status == 403)
+        // The signature is checked before the options are read, as imgproxy does: a stranger's bad option is a 403,
+        // not a 400 describing the grammar; the same option signed is the 400.
+        let unsignedJunk = try await server.request(Self.path("bogus:1", source, signer: stranger))
+        #expect(unsignedJunk.status == 403 && unsignedJunk.json["error"] == "bad_signature", "\(unsignedJunk.json)")
+        #expect(try await server.request(Self.path("bogus:1", source, signer: byA)).json["error"] == "unknown_option")
         // The short grammar, signed by the first pair, as before.
         #expect(try await server.request(server.path(source, size: 64)).status == 200)
         #expect(origin.count("/a.jpg") == 1, "one download for every answer above")

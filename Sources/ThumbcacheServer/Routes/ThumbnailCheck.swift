@@ -86,12 +86,16 @@ final class ThumbnailChecks: Sendable {
                            negotiates: parsed.format == nil, expires: nil,
                            disposition: nil, loggedPath: AccessLog.loggedPath(path))
         case .processing:
+            // The signature before anything is parsed, as imgproxy checks it: a request without a valid one learns
+            // nothing of the options' grammar. Without a key the segment may hold anything, as in imgproxy.
+            if signer.isSigning {
+                guard let signature = segments.first,
+                      signer.accepts(String(signature), for: "/" + segments.dropFirst().joined(separator: "/")) else { throw badSignature }
+            }
             let parsed: ProcessingPath
             do { parsed = try ProcessingPath(segments: segments, presets: presets, onlyPresets: onlyPresets) } catch {
                 throw ServeError(error)
             }
-            // Without a key the signature segment may hold anything, as imgproxy has it.
-            guard !signer.isSigning || signer.accepts(parsed.signature, for: parsed.signedPart) else { throw badSignature }
             let options = parsed.options
             let disposition = options.filename != nil || options.returnAttachment
                 ? ContentDisposition(filename: options.filename, attachment: options.returnAttachment, source: parsed.source)
