@@ -13,22 +13,12 @@ extension ThumbnailPipeline {
             let origin = try await settledOrigin(source, key: key, policy: policy)
             // No render follows: the render place promised for the download goes back now.
             defer { origin.admission?.release() }
-            let data: Data
+            let data = try origin.originalData(url: source.normalized)
             if let downloaded = origin.downloaded {
-                var bytes = Data(capacity: downloaded.byteCount)
-                try downloaded.forEachChunk { chunk throws(PipelineError) in
-                    bytes.append(contentsOf: chunk)
-                    return true
-                }
-                data = bytes
                 if origin.storable {
                     _ = try store.save(key: key, metadata: origin.metadata, original: downloaded, thumbnail: nil)
                 }
                 unstored.release(key, fetchedAt: origin.metadata.responseTime)
-            } else if let entry = origin.entry {
-                data = try entry.original()
-            } else {
-                throw PipelineError.offlineMiss(url: source.normalized)
             }
             let freshness = Freshness(metadata: origin.metadata, now: Date(), shared: configuration.cacheRole.isShared)
             let headers = origin.metadata.headers
@@ -39,5 +29,23 @@ extension ThumbnailPipeline {
         } catch {
             throw Self.pipelineError(error, source: source)
         }
+    }
+}
+
+extension ThumbnailPipeline.Origin {
+    /// The original's bytes, whole: the download's, else the stored entry's.
+    func originalData(url: String) throws(PipelineError) -> Data {
+        if let downloaded { return try downloaded.wholeData() }
+        guard let entry else { throw .offlineMiss(url: url) }
+        return try entry.original()
+    }
+
+    /// The original to decode: the download, else the stored entry's file, decoded in place (a large original is
+    /// never loaded whole). `owner` keeps the entry's descriptor open: hold it until the decode is done.
+    func originalImage(url: String) throws(PipelineError) -> (image: EncodedImage, owner: StoredOriginal?) {
+        if let downloaded { return (downloaded.image, nil) }
+        guard let entry else { throw .offlineMiss(url: url) }
+        let stored = try entry.openOriginal()
+        return (stored.image, stored)
     }
 }

@@ -78,10 +78,9 @@ extension ThumbnailPipeline {
     /// changed default renders again rather than serving the old one.
     func variantName(_ processing: CanonicalOptions, format: ImageFormat?, negotiated: Bool, source: ImageFormat?) -> String {
         let (options, quality) = (processing.options, configuration.formatQuality)
-        let name = "\(processing.canonical)|\((format ?? options.format)?.rawValue ?? "auto")|q\(quality[options.outputFormat(asked: format, source: source)])"
-        guard negotiated else { return name }
-        // Within the last part: `VariantStore.entryInfo` reads the name's parts from the end.
-        return name + " negotiated, else q\(quality[options.outputFormat(asked: nil, source: source)])"
+        return VariantStore.name(canonical: processing.canonical, asked: (format ?? options.format)?.rawValue ?? "auto",
+                                 quality: quality[options.outputFormat(asked: format, source: source)],
+                                 fallbackQuality: negotiated ? quality[options.outputFormat(asked: nil, source: source)] : nil)
     }
 
     /// A stored variant whose source entry is fresh, kept in memory from now on (`source` already keyed). Without
@@ -130,17 +129,16 @@ extension ThumbnailPipeline {
         // unset or the source's; a format negotiated from `Accept` does not stop the skip).
         let skips = sourceFormat.map { options.skipProcessing.contains($0) && (options.format ?? $0) == $0 } == true
         if options.raw || skips, let sourceFormat {
-            let data: Data
-            if let downloaded = origin.downloaded {
-                data = try downloaded.wholeData()
-            } else {
-                data = try origin.entry!.original()
-            }
+            let data = try origin.originalData(url: url)
             var stored = 0
+            var notCachedBecause: String?
             if origin.storable, let downloaded = origin.downloaded {
-                stored = (try? saveOriginal(downloaded, of: origin, key: key, thumbnail: nil)) ?? 0
+                do throws(PipelineError) { stored = try saveOriginal(downloaded, of: origin, key: key, thumbnail: nil) } catch {
+                    notCachedBecause = error.description
+                }
             }
-            return result(data, sourceFormat, width: original.width, height: original.height, rendered: false, stored: stored)
+            return result(data, sourceFormat, width: original.width, height: original.height, rendered: false, stored: stored,
+                          notCachedBecause: notCachedBecause)
         }
 
         let name = variantName(processing, format: format, negotiated: negotiated, source: sourceFormat)
@@ -161,11 +159,9 @@ extension ThumbnailPipeline {
            let rung = try smallestCoveringRung(options, original: entry.metadata.original, stored: Set(entry.metadata.variants), url: url),
            let data = try store.anyVariant(rung, of: entry) {
             input = .data(data)
-        } else if let downloaded = origin.downloaded {
-            (input, inputIsOriginal) = (downloaded.image, true)
         } else {
-            storedOriginal = try origin.entry!.openOriginal()
-            (input, inputIsOriginal) = (storedOriginal!.image, true)
+            (input, storedOriginal) = try origin.originalImage(url: url)
+            inputIsOriginal = true
         }
         let chosen = options.outputFormat(asked: format, source: sourceFormat)
         let renderer = ProcessedRenderer(options: options, input: input, inputIsOriginal: inputIsOriginal, original: original,
@@ -188,6 +184,7 @@ extension ThumbnailPipeline {
         }
         withExtendedLifetime(storedOriginal) {}
 
+        let digest = SHA256Digest.hex(bytes: rendered.data)
         var stored = 0
         var notCachedBecause: String?
         if origin.storable {
@@ -196,7 +193,7 @@ extension ThumbnailPipeline {
                 if let variants {
                     let record = VariantStore.Record(source: key, variant: name, format: rendered.format.rawValue,
                                                      width: rendered.width, height: rendered.height,
-                                                     digest: SHA256Digest.hex(bytes: rendered.data), originalBytes: original.bytes)
+                                                     digest: digest, originalBytes: original.bytes)
                     stored += try variants.save(rendered.data, record: record)
                 }
             } catch {
@@ -205,7 +202,7 @@ extension ThumbnailPipeline {
         }
         var made = result(rendered.data, rendered.format, width: rendered.width, height: rendered.height, rendered: true,
                           stored: stored, notCachedBecause: notCachedBecause)
-        made.contentDigest = SHA256Digest.hex(bytes: rendered.data)
+        made.contentDigest = digest
         return made
     }
 

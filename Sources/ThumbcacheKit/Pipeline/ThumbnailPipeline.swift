@@ -480,12 +480,8 @@ public final class ThumbnailPipeline: Sendable {
                .first(where: entry.metadata.variants.contains),
            let variant = try store.anyVariant(rung, of: entry) {
             input = .data(variant)
-        } else if let downloaded = origin.downloaded {
-            input = downloaded.image
         } else {
-            // Decoded in place from the entry's file: a large original is never loaded whole.
-            storedOriginal = try origin.entry!.openOriginal()
-            input = storedOriginal!.image
+            (input, storedOriginal) = try origin.originalImage(url: source.normalized)
         }
         let request = {
             var request = ThumbnailRequest(size: size, fit: fit, format: format, quality: configuration.formatQuality[format ?? .jpeg],

@@ -37,6 +37,11 @@ final class VariantStore: Sendable {
         var digest: String
         /// The byte count of the original it was rendered from: one of another length is not its source.
         var originalBytes: Int
+
+        /// nil for bytes that are not a record (another version's, or damaged): the variant is rendered again.
+        static func decoded(_ bytes: Data) -> Record? {
+            try? JSONDecoder().decode(Self.self, from: bytes)
+        }
     }
 
     init(directory: URL, maxSize: Int64, lockTimeout: Duration, lockMode: PipelineConfiguration.LockMode,
@@ -61,6 +66,12 @@ final class VariantStore: Sendable {
         budget?.variantsNowUse(cache.size)
     }
 
+    /// A variant's name: its meaning (canonical options, the format asked for or `auto`) and the quality it is
+    /// encoded at (and, when the format was negotiated, its fallback's: `FormatFallback`). `list` reads it back.
+    static func name(canonical: String, asked: String, quality: Int, fallbackQuality: Int?) -> String {
+        "\(canonical)|\(asked)|q\(quality)" + (fallbackQuality.map { " negotiated, else q\($0)" } ?? "")
+    }
+
     static func key(source: String, variant: String) -> String {
         source + "-" + SHA256Digest.hex(variant).prefix(40)
     }
@@ -81,7 +92,7 @@ final class VariantStore: Sendable {
                 record = remembered.record
             } else {
                 guard let bytes = try read(snapshot, Self.recordIndex, waitingForDisk: waitingForDisk),
-                      let decoded = try? JSONDecoder().decode(Record.self, from: bytes) else { return nil }
+                      let decoded = Record.decoded(bytes) else { return nil }
                 record = decoded
                 known.set(KnownRecord(sequenceNumber: snapshot.sequenceNumber, record: record), forKey: key, cost: 512)
             }
@@ -120,9 +131,8 @@ final class VariantStore: Sendable {
         return cache.keys().filter { $0.hasPrefix(prefix) }.sorted().compactMap { key in
             guard let snapshot = try? cache.snapshot(forKey: key) else { return nil }
             defer { snapshot.close() }
-            guard let bytes = try? snapshot.data(at: Self.recordIndex),
-                  let record = try? JSONDecoder().decode(Record.self, from: bytes) else { return nil }
-            // The name is "<canonical>|<format asked>|q<quality>[ negotiated, else q<quality>]" (`ThumbnailPipeline.variantName`).
+            guard let bytes = try? snapshot.data(at: Self.recordIndex), let record = Record.decoded(bytes) else { return nil }
+            // The name is "<canonical>|<format asked>|q<quality>[ negotiated, else q<quality>]" (`name`).
             let parts = record.variant.split(separator: "|", omittingEmptySubsequences: false)
             return EntryInfo.Processed(options: parts.dropLast(2).joined(separator: "|"),
                                        asked: parts.count >= 2 ? String(parts[parts.count - 2]) : "auto",
