@@ -51,6 +51,7 @@ extension Result where Failure == ImageDecodeError {
         case .encodeFailed: "encodeFailed"
         case .invalidRequest: "invalidRequest"
         case .unreadable: "unreadable"
+        case .cancelled: "cancelled"
         }
     }
 }

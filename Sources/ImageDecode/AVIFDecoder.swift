@@ -73,7 +73,7 @@ final class AVIFDecoder: RowDecoder {
         return (info.width, info.height, channels)
     }
 
-    func readRows(_ consume: (UnsafeBufferPointer<UInt8>) -> Void) throws(ImageDecodeError) {
+    func readRows(_ consume: (UnsafeBufferPointer<UInt8>) throws(ImageDecodeError) -> Void) throws(ImageDecodeError) {
         let stride = info.width * channels
         try DecoderGlue.decodeWhole(height: info.height, stride: stride, consume, decode: {
             tc_avif_decode(handle, Int32(channels), convertToSRGB ? 1 : 0, $0, stride)

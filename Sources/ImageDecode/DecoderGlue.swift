@@ -43,7 +43,7 @@ enum DecoderGlue {
 
     /// Allocates a whole frame, lets `decode` fill it (rows `stride` bytes apart), then hands out its rows.
     static func decodeWhole(
-        height: Int, stride: Int, _ consume: (UnsafeBufferPointer<UInt8>) -> Void,
+        height: Int, stride: Int, _ consume: (UnsafeBufferPointer<UInt8>) throws(ImageDecodeError) -> Void,
         decode: (UnsafeMutablePointer<UInt8>) -> tc_status, message: () -> UnsafePointer<CChar>?
     ) throws(ImageDecodeError) {
         let frame = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: stride * height)
@@ -51,7 +51,7 @@ enum DecoderGlue {
         let status = decode(frame.baseAddress!)
         guard status == TC_OK else { throw ImageDecoder.error(status, message: message()) }
         for y in 0..<height {
-            consume(UnsafeBufferPointer(rebasing: frame[y * stride..<(y + 1) * stride]))
+            try consume(UnsafeBufferPointer(rebasing: frame[y * stride..<(y + 1) * stride]))
         }
     }
 }

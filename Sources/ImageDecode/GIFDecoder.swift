@@ -32,7 +32,7 @@ final class GIFDecoder: RowDecoder {
         return (info.width, info.height, channels)
     }
 
-    func readRows(_ consume: (UnsafeBufferPointer<UInt8>) -> Void) throws(ImageDecodeError) {
+    func readRows(_ consume: (UnsafeBufferPointer<UInt8>) throws(ImageDecodeError) -> Void) throws(ImageDecodeError) {
         let pixels = info.width * info.height
         // Allocated only now, after the caller checked the screen against the pixel budget.
         let indices = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: pixels)
@@ -62,7 +62,7 @@ final class GIFDecoder: RowDecoder {
                 row[out + 2] = palette[index * 3 + 2]
                 if channels == 4 { row[out + 3] = 255 }
             }
-            row.withUnsafeBufferPointer { consume($0) }
+            try row.withUnsafeBufferPointer { (row) throws(ImageDecodeError) in try consume(row) }
         }
     }
 }

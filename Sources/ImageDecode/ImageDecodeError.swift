@@ -21,6 +21,8 @@ public enum ImageDecodeError: Error, Equatable, Sendable, CustomStringConvertibl
     case invalidRequest(String)
     /// An `EncodedImage.file` that cannot be opened or read.
     case unreadable(path: String, reason: String)
+    /// The render was stopped before it finished: nobody waited for it any more (`RenderCancellation`).
+    case cancelled
 
     public var description: String {
         switch self {
@@ -47,6 +49,8 @@ public enum ImageDecodeError: Error, Equatable, Sendable, CustomStringConvertibl
             return "invalid thumbnail request: \(detail)"
         case .unreadable(let path, let reason):
             return "cannot read \(path): \(reason)"
+        case .cancelled:
+            return "the render was stopped before it finished: no request waited for it any more; ask again"
         }
     }
 

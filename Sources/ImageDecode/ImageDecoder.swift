@@ -14,8 +14,9 @@ protocol RowDecoder: AnyObject {
     /// profiles are applied by the caller after resizing, where it is cheaper).
     /// Returns the size and channel count (3 or 4) of the rows `readRows` will deliver.
     func start(shrink: Double, convertToSRGB: Bool) throws(ImageDecodeError) -> (width: Int, height: Int, channels: Int)
-    /// Delivers every row, in order, then checks the rest of the file.
-    func readRows(_ consume: (UnsafeBufferPointer<UInt8>) -> Void) throws(ImageDecodeError)
+    /// Delivers every row, in order, then checks the rest of the file. An error `consume` throws (a cancelled
+    /// render) stops the decode there and is rethrown.
+    func readRows(_ consume: (UnsafeBufferPointer<UInt8>) throws(ImageDecodeError) -> Void) throws(ImageDecodeError)
     /// Bytes this decoder will hold while decoding at `shrink`, worked out from the header before `start`
     /// allocates anything: the library's state and row buffers plus any whole-image buffer (a progressive
     /// JPEG's coefficients, an interlaced PNG's frame). `Thumbnailer` adds its own and checks the budget.

@@ -113,7 +113,7 @@ final class JPEGDecoder: RowDecoder {
         (Double(info.width) / Double(denominator), Double(info.height) / Double(denominator))
     }
 
-    func readRows(_ consume: (UnsafeBufferPointer<UInt8>) -> Void) throws(ImageDecodeError) {
+    func readRows(_ consume: (UnsafeBufferPointer<UInt8>) throws(ImageDecodeError) -> Void) throws(ImageDecodeError) {
         let stride = output.width * output.components
         let batch = 16
         let strip = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: stride * batch)
@@ -130,12 +130,12 @@ final class JPEGDecoder: RowDecoder {
                 let line = UnsafeBufferPointer(rebasing: strip[row * stride..<(row + 1) * stride])
                 if let cmykTransform {
                     cmykTransform.convert(line.baseAddress!, into: rgb.baseAddress!, count: output.width)
-                    consume(UnsafeBufferPointer(rgb))
+                    try consume(UnsafeBufferPointer(rgb))
                 } else if isCMYK {
                     convertCMYK(line, into: rgb)
-                    consume(UnsafeBufferPointer(rgb))
+                    try consume(UnsafeBufferPointer(rgb))
                 } else {
-                    consume(line)
+                    try consume(line)
                 }
             }
             remaining -= Int(got)

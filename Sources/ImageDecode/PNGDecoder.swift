@@ -66,7 +66,7 @@ final class PNGDecoder: RowDecoder {
         return (info.width, info.height, self.channels)
     }
 
-    func readRows(_ consume: (UnsafeBufferPointer<UInt8>) -> Void) throws(ImageDecodeError) {
+    func readRows(_ consume: (UnsafeBufferPointer<UInt8>) throws(ImageDecodeError) -> Void) throws(ImageDecodeError) {
         let stride = info.width * channels
         // Adam7 fills every row over 7 passes, so interlaced images need the whole frame;
         // non-interlaced ones stream through a single row.
@@ -79,12 +79,12 @@ final class PNGDecoder: RowDecoder {
                 let row = passes > 1 ? buffer.baseAddress! + y * stride : buffer.baseAddress!
                 let status = tc_png_read_row(handle, row)
                 guard status == TC_OK else { throw ImageDecoder.error(status, message: tc_png_message(handle)) }
-                if passes == 1 { consume(UnsafeBufferPointer(start: row, count: stride)) }
+                if passes == 1 { try consume(UnsafeBufferPointer(start: row, count: stride)) }
             }
         }
         if passes > 1 {
             for y in 0..<info.height {
-                consume(UnsafeBufferPointer(rebasing: buffer[y * stride..<(y + 1) * stride]))
+                try consume(UnsafeBufferPointer(rebasing: buffer[y * stride..<(y + 1) * stride]))
             }
         }
         let status = tc_png_finish(handle)

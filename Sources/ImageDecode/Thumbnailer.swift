@@ -22,7 +22,9 @@ public struct Thumbnailer: Sendable {
     /// From a file, peak memory depends on the thumbnail's size and the decoder's working set (one strip of
     /// rows; a progressive JPEG's coefficients), not on the size of the file. That working set is estimated
     /// from the header first, and a source over `request.maxDecodeMemory` is refused before it is allocated.
-    public func makeThumbnail(from input: EncodedImage, _ request: ThumbnailRequest) throws(ImageDecodeError) -> Thumbnail {
+    /// Once `cancellation` is set it stops at the next row the decoder hands out, or before encoding.
+    public func makeThumbnail(from input: EncodedImage, _ request: ThumbnailRequest,
+                              cancellation: RenderCancellation? = nil) throws(ImageDecodeError) -> Thumbnail {
         try request.validate()
         let (image, info) = try ImageDecoder.withDecoder(
             for: input, maxPixels: request.maxPixels, maxMemory: request.maxDecodeMemory
@@ -37,7 +39,10 @@ public struct Thumbnailer: Sendable {
             var resampler = Resampler(sourceWidth: decoded.width, sourceHeight: decoded.height, channels: decoded.channels,
                                       resizedWidth: plan.resizedWidth, resizedHeight: plan.resizedHeight,
                                       crop: window, sourceExtent: decoder.decodedExtent)
-            try decoder.readRows { row in resampler.push(row) }
+            try decoder.readRows { (row) throws(ImageDecodeError) in
+                try cancellation.check()
+                resampler.push(row)
+            }
             var resized = resampler.finish()
             // RGB profiles are applied to the small image, as libvips does outside linear mode.
             if request.convertToSRGB { decoder.rowProfile?.rgbTransform(channels: resized.channels)?.convert(&resized) }
@@ -48,6 +53,7 @@ public struct Thumbnailer: Sendable {
             let origin = SmartCrop.origin(strategy, in: upright, width: width, height: height)
             return (upright.cropped(x: origin.x, y: origin.y, width: width, height: height), info)
         }
+        try cancellation.check()
         let format = request.format ?? (image.hasAlpha ? .png : .jpeg)
         let encoded = try ImageEncoder.encode(image, as: format, quality: request.quality)
         guard let fallback = request.fallback else {

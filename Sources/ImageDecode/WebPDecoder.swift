@@ -58,7 +58,7 @@ final class WebPDecoder: RowDecoder {
     }
 
     /// libwebp decodes the whole frame in one call; the rows are then handed out in order.
-    func readRows(_ consume: (UnsafeBufferPointer<UInt8>) -> Void) throws(ImageDecodeError) {
+    func readRows(_ consume: (UnsafeBufferPointer<UInt8>) throws(ImageDecodeError) -> Void) throws(ImageDecodeError) {
         try DecoderGlue.decodeWhole(height: output.height, stride: output.width * output.channels, consume, decode: {
             tc_webp_decode(handle, Int32(output.width), Int32(output.height), Int32(output.channels), $0,
                            output.width * output.channels)

@@ -76,7 +76,7 @@ import Testing
     func metadata(_ headers: [String: String], requestTime: Double = Date().timeIntervalSince1970,
                   responseTime: Double = Date().timeIntervalSince1970) -> CacheMetadata {
         var metadata = CacheMetadata(url: "http://x/a.jpg", headers: headers, requestTime: Date(), responseTime: Date(),
-                                     original: .init(format: "jpeg", width: 1, height: 1, bytes: 1))
+                                     original: .init(format: "jpeg", width: 1, height: 1, bytes: 1, digest: "d"))
         (metadata.requestTime, metadata.responseTime) = (requestTime, responseTime)
         return metadata
     }

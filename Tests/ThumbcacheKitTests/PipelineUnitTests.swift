@@ -8,7 +8,7 @@ import Testing
         let now = Date()
         return CacheMetadata(url: url, headers: headers, requestTime: now.addingTimeInterval(-fetchedSecondsAgo - 1),
                              responseTime: now.addingTimeInterval(-fetchedSecondsAgo),
-                             original: .init(format: "jpeg", width: 1, height: 1, bytes: 1, alpha: false))
+                             original: .init(format: "jpeg", width: 1, height: 1, bytes: 1, alpha: false, digest: "d"))
     }
 
     @Test func maxAgeWinsOverExpires() {
@@ -346,7 +346,7 @@ actor AsyncGate {
     /// Stores `data` as the original of key "k", fetched at `time`.
     static func save(_ data: Data, in store: ThumbnailStore, at time: Date = Date()) throws {
         let metadata = CacheMetadata(url: "http://x/a.jpg", headers: [:], requestTime: time, responseTime: time,
-                                     original: .init(format: "jpeg", width: 1, height: 1, bytes: data.count))
+                                     original: .init(format: "jpeg", width: 1, height: 1, bytes: data.count, digest: SHA256Digest.hex(bytes: data)))
         try store.save(key: "k", metadata: metadata, original: FetchedOriginal(data: data), thumbnail: nil)
     }
 
@@ -412,7 +412,7 @@ actor AsyncGate {
 @Suite struct UnstoredOriginalsTests {
     static func origin(fetchedAt responseTime: Date, storable: Bool = true) -> ThumbnailPipeline.Origin {
         let metadata = CacheMetadata(url: "http://x/a.jpg", headers: [:], requestTime: responseTime, responseTime: responseTime,
-                                     original: .init(format: "jpeg", width: 1, height: 1, bytes: 3))
+                                     original: .init(format: "jpeg", width: 1, height: 1, bytes: 3, digest: SHA256Digest.hex(bytes: [1, 2, 3])))
         return .init(metadata: metadata, servedFrom: .network, downloaded: FetchedOriginal(data: Data([1, 2, 3])),
                      downloadedBytes: 3, uncacheable: storable ? nil : .noStore, entry: nil)
     }

@@ -109,7 +109,7 @@ import Testing
     @Test(arguments: [("w:60", 64), ("w:100", 128), ("rs:fill:50:50", 128), ("w:200", nil), ("w:100/el:1/dpr:3", nil)] as [(String, Int?)])
     func theSmallestRungThatCoversIsTheInput(_ list: String, _ expected: Int?) async throws {
         let harness = try PipelineHarness()
-        let original = CacheMetadata.Original(format: "jpeg", width: 227, height: 149, bytes: 1)
+        let original = CacheMetadata.Original(format: "jpeg", width: 227, height: 149, bytes: 1, digest: "d")
         let rung = try harness.pipeline.smallestCoveringRung(try ProcessingOptions(parsing: list), original: original,
                                                              stored: [64, 128], url: "test")
         #expect(rung == expected, "\(list)")

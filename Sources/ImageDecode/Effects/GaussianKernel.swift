@@ -18,14 +18,17 @@ enum GaussianKernel {
 
     /// Convolves `count` rows of `width` values, `stride` apart, with `weights` along each row (`step` = 1) or
     /// down each column (rows and columns swap roles through `step`); values beyond the edge repeat the edge.
+    /// Stops between lines once `cancellation` is set (a wide mask costs seconds on a large image).
     static func convolve(_ values: inout [Float], weights: [Double], length: Int, lines: Int,
-                         along step: Int, across lineStep: Int, channels: Int) {
+                         along step: Int, across lineStep: Int, channels: Int,
+                         cancellation: RenderCancellation? = nil) throws(ImageDecodeError) {
         let radius = weights.count / 2
         guard radius > 0, length > 0 else { return }
         let taps = weights.map(Float.init)
         var line = [Float](repeating: 0, count: length * channels)
-        values.withUnsafeMutableBufferPointer { values in
+        try values.withUnsafeMutableBufferPointer { (values: inout UnsafeMutableBufferPointer<Float>) throws(ImageDecodeError) in
             for l in 0..<lines {
+                try cancellation.check()
                 let base = l * lineStep
                 for i in 0..<length {
                     for c in 0..<channels { line[i * channels + c] = values[base + i * step + c] }
@@ -44,10 +47,11 @@ enum GaussianKernel {
     }
 
     /// A separable blur of an interleaved `width × height` image with `channels` values a pixel.
-    static func blur(_ values: inout [Float], width: Int, height: Int, channels: Int, weights: [Double]) {
-        convolve(&values, weights: weights, length: width, lines: height, along: channels, across: width * channels,
-                 channels: channels)
-        convolve(&values, weights: weights, length: height, lines: width, along: width * channels, across: channels,
-                 channels: channels)
+    static func blur(_ values: inout [Float], width: Int, height: Int, channels: Int, weights: [Double],
+                     cancellation: RenderCancellation? = nil) throws(ImageDecodeError) {
+        try convolve(&values, weights: weights, length: width, lines: height, along: channels, across: width * channels,
+                     channels: channels, cancellation: cancellation)
+        try convolve(&values, weights: weights, length: height, lines: width, along: width * channels, across: channels,
+                     channels: channels, cancellation: cancellation)
     }
 }

@@ -2,13 +2,15 @@
 /// mean. Blocks cut short by the right and bottom edges average as libvips's do there: the image is first
 /// extended to whole blocks by repeating its edge pixels, so the edge counts once per repeat.
 enum Pixelate {
-    static func apply(to image: inout FilterImage, size requested: Int) {
+    static func apply(to image: inout FilterImage, size requested: Int,
+                      cancellation: RenderCancellation? = nil) throws(ImageDecodeError) {
         let size = min(requested, min(image.width, image.height))
         guard size > 1 else { return }
         let (width, height, channels) = (image.width, image.height, image.channels)
         var sums = [Float](repeating: 0, count: channels)
         let area = Float(size * size)
         for blockY in stride(from: 0, to: height, by: size) {
+            try cancellation.check()
             for blockX in stride(from: 0, to: width, by: size) {
                 for c in 0..<channels { sums[c] = 0 }
                 for y in blockY..<(blockY + size) {

@@ -10,19 +10,24 @@ enum Sharpen {
     static let maxDarkening = 20.0      // y3
     static let flatSlope = 0.0          // m1
     static let jaggySlope = 3.0         // m2
+    /// libvips's sharpen cuts its mask at a tenth of the peak, not a fifth as its blur does.
+    static let minAmplitude = 0.1
 
-    static func apply(to image: inout FilterImage, sigma: Double) {
-        // libvips's sharpen cuts its mask at a tenth of the peak, not a fifth as its blur does.
-        let weights = GaussianKernel.libvips(sigma: sigma, minAmplitude: 0.1)
+    static func apply(to image: inout FilterImage, sigma: Double,
+                      cancellation: RenderCancellation? = nil) throws(ImageDecodeError) {
+        let weights = GaussianKernel.libvips(sigma: sigma, minAmplitude: minAmplitude)
         let count = image.width * image.height
         let channels = image.channels
         var lightness = [Float](repeating: 0, count: count)
         for p in 0..<count {
             lightness[p] = Float(Self.lightness(ofLinearY: luminance(image.values, at: p * channels, channels: channels)))
         }
+        try cancellation.check()
         var blurred = lightness
-        GaussianKernel.blur(&blurred, width: image.width, height: image.height, channels: 1, weights: weights)
+        try GaussianKernel.blur(&blurred, width: image.width, height: image.height, channels: 1, weights: weights,
+                                cancellation: cancellation)
         for p in 0..<count {
+            if p % image.width == 0 { try cancellation.check() }
             let l = Double(lightness[p])
             let sharpened = min(max(l + curve(l - Double(blurred[p])), 0), 100)
             guard sharpened != l else { continue }

@@ -10,11 +10,12 @@ public struct PlanRenderer: Sendable {
     /// the input's size over the plan's source size, so the copy must keep the original's aspect ratio.
     /// `autoRotate` must be what the plan was made with (`ProcessingOptions.autoRotate`). A smart or entropy
     /// gravity (`plan.detection`) is resolved here with `SmartCrop`; a `crop` with one costs a second decode.
+    /// Once `cancellation` is set the render stops at its next row, line or stage (`ImageDecodeError.cancelled`).
     public func render(from input: EncodedImage, plan: ProcessingPlan, effects: RenderEffects = RenderEffects(),
-                       autoRotate: Bool = true, limits: RenderLimits = RenderLimits(),
-                       convertToSRGB: Bool = true) throws(ImageDecodeError) -> PixelBuffer {
+                       autoRotate: Bool = true, limits: RenderLimits = RenderLimits(), convertToSRGB: Bool = true,
+                       cancellation: RenderCancellation? = nil) throws(ImageDecodeError) -> PixelBuffer {
         let reader = RegionReader(input: input, rotate: plan.geometry.rotate, autoRotate: autoRotate, limits: limits,
-                                  convertToSRGB: convertToSRGB)
+                                  convertToSRGB: convertToSRGB, cancellation: cancellation)
         var plan = plan
         if let detection = plan.detection, detection.stage == .sourceCrop {
             plan = try resolveOnSource(detection, plan: plan, reader: reader, effects: effects)
@@ -22,6 +23,7 @@ public struct PlanRenderer: Sendable {
         let reading = Self.reading(plan)
         _ = try reader.checkedWorkingMemory(reading, plan: plan, extra: Self.outputMemory(plan, effects))
         var image = try reader.read(reading, planSourceWidth: plan.sourceWidth, planSourceHeight: plan.sourceHeight)
+        try cancellation.check()
         if let detection = plan.detection {
             // Chosen on the scaled, upright image, as libvips crops after resizing and rotating.
             let origin = SmartCrop.origin(Self.strategy(detection.gravity), in: image,
@@ -31,7 +33,9 @@ public struct PlanRenderer: Sendable {
             image = image.cropped(x: plan.resultCrop.x, y: plan.resultCrop.y,
                                   width: plan.resultCrop.width, height: plan.resultCrop.height)
         }
-        image = effects.applyFilters(to: image)
+        try cancellation.check()
+        image = try effects.applyFilters(to: image, cancellation: cancellation)
+        try cancellation.check()
         image = CanvasPlacement.place(image, onWidth: plan.resultWidth, height: plan.resultHeight,
                                       atX: plan.padding.left + plan.canvas.image.x,
                                       y: plan.padding.top + plan.canvas.image.y, background: effects.background)
@@ -77,6 +81,7 @@ public struct PlanRenderer: Sendable {
                                          width: width, height: height)
         _ = try reader.checkedWorkingMemory(whole, plan: plan, extra: Self.outputMemory(plan, effects))
         let image = try reader.read(whole, planSourceWidth: plan.sourceWidth, planSourceHeight: plan.sourceHeight)
+        try reader.cancellation.check()
         let cropWidth = max(1, Int((Double(detection.cropWidth) * scale).rounded()))
         let cropHeight = max(1, Int((Double(detection.cropHeight) * scale).rounded()))
         let origin = SmartCrop.origin(Self.strategy(detection.gravity), in: image, width: cropWidth, height: cropHeight)

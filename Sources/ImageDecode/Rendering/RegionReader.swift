@@ -14,6 +14,8 @@ struct RegionReader {
     let autoRotate: Bool
     let limits: RenderLimits
     let convertToSRGB: Bool
+    /// Checked at each row the decoder hands out.
+    var cancellation: RenderCancellation? = nil
 
     /// `planSourceWidth × planSourceHeight` is the size the plan was made for; the input may be smaller (a
     /// stored copy), and the region is scaled to it.
@@ -36,7 +38,8 @@ struct RegionReader {
                                       sourceOffset: (columns.offset, rows.offset))
             let channels = decoded.channels
             var y = 0
-            try decoder.readRows { row in
+            try decoder.readRows { (row) throws(ImageDecodeError) in
+                try cancellation.check()
                 defer { y += 1 }
                 guard y >= rows.origin && y < rows.origin + rows.count else { return }
                 resampler.push(UnsafeBufferPointer(rebasing: row[columns.origin * channels..<(columns.origin + columns.count) * channels]))

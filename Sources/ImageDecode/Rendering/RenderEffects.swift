@@ -17,12 +17,12 @@ public struct RenderEffects: Sendable, Hashable {
     var hasFilters: Bool { blur > 0 || sharpen > 0 || pixelate > 1 }
 
     /// Blur, then sharpen, then pixelate, on premultiplied colour: imgproxy's order.
-    func applyFilters(to image: PixelBuffer) -> PixelBuffer {
+    func applyFilters(to image: PixelBuffer, cancellation: RenderCancellation? = nil) throws(ImageDecodeError) -> PixelBuffer {
         guard hasFilters else { return image }
         var working = FilterImage(image)
-        if blur > 0 { GaussianBlur.apply(to: &working, sigma: blur) }
-        if sharpen > 0 { Sharpen.apply(to: &working, sigma: sharpen) }
-        if pixelate > 1 { Pixelate.apply(to: &working, size: pixelate) }
+        if blur > 0 { try GaussianBlur.apply(to: &working, sigma: blur, cancellation: cancellation) }
+        if sharpen > 0 { try Sharpen.apply(to: &working, sigma: sharpen, cancellation: cancellation) }
+        if pixelate > 1 { try Pixelate.apply(to: &working, size: pixelate, cancellation: cancellation) }
         return working.pixelBuffer
     }
 }

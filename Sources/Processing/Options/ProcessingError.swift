@@ -20,6 +20,9 @@ public enum ProcessingError: Error, Equatable, CustomStringConvertible {
     /// A smart or entropy gravity must look at the whole scaled image, and `min-width`/`min-height` scale it past
     /// the limit though the result itself is small; found before anything is rendered.
     case scaledTooLarge(width: Int, height: Int, limit: Int)
+    /// The filters and detectors would do more work than the server allows (`RenderWork`), mostly for `option`;
+    /// found from the header, before anything is rendered.
+    case tooCostly(option: String, work: Int, limit: Int, width: Int, height: Int)
 
     public var description: String {
         switch self {
@@ -41,8 +44,17 @@ public enum ProcessingError: Error, Equatable, CustomStringConvertible {
             "this URL expired at unix time \(time): ask for a newly signed one"
         case let .resultTooLarge(width, height, limit):
             "the result would be \(width)×\(height) pixels, over this server's limit of \(limit) per side: ask for a smaller size, dpr or zoom"
+        case let .tooCostly(option, work, limit, width, height):
+            "\(option) on a \(width)×\(height) result would take about \(Self.billions(work)) billion operations, over this "
+                + "server's limit of \(Self.billions(limit)) billion for one image's effects: lower the \(option) argument or "
+                + "ask for a smaller size"
         case let .scaledTooLarge(width, height, limit):
             "a smart or entropy gravity would search an image scaled to \(width)×\(height) pixels, over this server's limit of \(limit) per side: lower min-width/min-height or use another gravity"
         }
+    }
+
+    /// `34.2`: one decimal, as the limit is documented.
+    static func billions(_ operations: Int) -> String {
+        String((Double(operations) / 1e8).rounded() / 10)
     }
 }

@@ -25,15 +25,18 @@ extension ProcessingOptions {
     /// `sourceInfo` is the original's header, carried into the answer. `fallback`: `format` was negotiated, and
     /// this format (what the request answers without negotiation) is answered instead when it is smaller
     /// (`FormatFallback`).
+    /// Once `cancellation` is set, it stops at the render's next row or stage, or before an encode.
     public func render(_ input: EncodedImage, plan: ProcessingPlan, sourceInfo: ImageInfo, format: ImageFormat,
                        defaultQuality: (ImageFormat) -> Int, fallback: ImageFormat? = nil, limits: RenderLimits = RenderLimits(),
-                       convertToSRGB: Bool = true) throws(ImageDecodeError) -> Thumbnail {
+                       convertToSRGB: Bool = true, cancellation: RenderCancellation? = nil) throws(ImageDecodeError) -> Thumbnail {
         let image = try PlanRenderer().render(from: input, plan: plan, effects: renderEffects, autoRotate: autoRotate,
-                                              limits: limits, convertToSRGB: convertToSRGB)
+                                              limits: limits, convertToSRGB: convertToSRGB, cancellation: cancellation)
+        if cancellation?.isCancelled == true { throw .cancelled }
         var encoded = (data: try encodeSettings(for: format, default: defaultQuality).encode(image).data, format: format)
         if let fallback {
             let answer = try FormatFallback.answer(encoded.data, as: format, fallback: fallback) { () throws(ImageDecodeError) in
-                try encodeSettings(for: fallback, default: defaultQuality).encode(image).data
+                if cancellation?.isCancelled == true { throw .cancelled }
+                return try encodeSettings(for: fallback, default: defaultQuality).encode(image).data
             }
             encoded = (answer.data, answer.format)
         }

@@ -43,6 +43,18 @@ final class FetchedOriginal: Sendable {
         return data
     }
 
+    /// SHA-256 of the bytes, lowercase hex: the identity of this original, recorded in its entry's metadata and
+    /// with everything rendered from it, so nothing made from another original (even of the same length) is
+    /// ever served for it.
+    func digest() throws(PipelineError) -> String {
+        try SHA256Digest.hex { (update: (UnsafeRawBufferPointer) -> Void) throws(PipelineError) in
+            try forEachChunk { chunk in
+                update(chunk)
+                return true
+            }
+        }
+    }
+
     /// Hands the bytes to `consume` in order, a chunk at a time, so storing or comparing a large original
     /// never needs it in memory whole. `consume` returns false to stop early.
     func forEachChunk(_ consume: (UnsafeRawBufferPointer) throws(PipelineError) -> Bool) throws(PipelineError) {

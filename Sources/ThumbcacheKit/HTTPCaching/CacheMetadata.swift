@@ -4,7 +4,9 @@ import Foundation
 /// JSON, documented in docs/disk-layout.md, so other tools can read it.
 public struct CacheMetadata: Codable, Sendable, Equatable {
     // 2: `thumbnails` (several formats per ladder size) replaces `variants`; `original.alpha`.
-    public static let currentVersion = 2
+    // 3: `original.digest`, which ties every thumbnail and processed image to the exact original it was made
+    //    from. An entry of 2 does not decode: it is a miss, fetched again and replaced.
+    public static let currentVersion = 3
 
     public var version = CacheMetadata.currentVersion
     /// The normalised source URL (`http(s)://…` or `file:///…`).
@@ -61,9 +63,14 @@ public struct CacheMetadata: Codable, Sendable, Equatable {
         public var bytes: Int
         /// Whether it has an alpha channel: its default thumbnail format is then PNG, else JPEG.
         public var alpha: Bool
+        /// SHA-256 of its bytes, lowercase hex. A thumbnail or processed image is kept and served for this
+        /// original only when it was made from an original of this digest: the byte count alone let an image
+        /// changed in place (same length) serve renders of the old one.
+        public var digest: String
 
-        public init(format: String, width: Int, height: Int, bytes: Int, alpha: Bool = false) {
+        public init(format: String, width: Int, height: Int, bytes: Int, alpha: Bool = false, digest: String) {
             (self.format, self.width, self.height, self.bytes, self.alpha) = (format, width, height, bytes, alpha)
+            self.digest = digest
         }
     }
 

@@ -40,6 +40,9 @@ public struct PipelineConfiguration: Sendable {
     /// Memory one decode may use (`ThumbnailRequest.maxDecodeMemory`); a source needing more is refused
     /// from its header (`ImageDecodeError.overMemoryBudget`, exit code 6).
     public var maxDecodeMemory = ThumbnailRequest.defaultMaxDecodeMemory
+    /// The arithmetic one processed image's filters and detectors may cost (`RenderWork`, in operations): over it
+    /// the options are refused from the source's header (`ProcessingError.tooCostly`, a 400 naming the option).
+    public var maxEffectWork = RenderLimits.defaultMaxEffectWork
     /// Bounds the decode memory of all renders at once: each reserves its estimate before decoding. The
     /// process-wide budget (512 MiB) unless given one, so pipelines of one process share it.
     public var decodeBudget = DecodeBudget.shared

@@ -33,11 +33,19 @@ struct ProcessedRenderer: Sendable {
          maxResultSide: Int, limits: RenderLimits) {
         (self.options, self.input, self.limits) = (options, input, limits)
         planned = Result { () throws(Failure) in
-            try Self.plan(options, input: input, inputIsOriginal: inputIsOriginal, original: original, maxResultSide: maxResultSide)
+            let planned = try Self.plan(options, input: input, inputIsOriginal: inputIsOriginal, original: original,
+                                        maxResultSide: maxResultSide)
+            do throws(ProcessingError) {
+                try options.checkEffectWork(of: planned.plan, channels: original.alpha ? 4 : 3, limit: limits.maxEffectWork)
+            } catch {
+                throw .processing(error)
+            }
+            return planned
         }
     }
 
-    /// The memory the render will reserve, from `input`'s header; refuses a result over the size limit first.
+    /// The memory the render will reserve, from `input`'s header; refuses a result over the size limit, and
+    /// effects over the work limit, first.
     func workingMemory() throws(Failure) -> Int {
         let plan = try planned.get().plan
         do {
@@ -51,12 +59,12 @@ struct ProcessedRenderer: Sendable {
     /// The image in `format`, its quality `q`, else `fq`, else `defaultQuality` for the format; in `fallback`
     /// instead when that is smaller (a negotiated `format`, `FormatFallback`).
     func render(format: ImageFormat, defaultQuality: (ImageFormat) -> Int, fallback: ImageFormat? = nil,
-                url: String) throws(PipelineError) -> Thumbnail {
+                url: String, cancellation: RenderCancellation? = nil) throws(PipelineError) -> Thumbnail {
         do throws(Failure) {
             let (plan, info) = try planned.get()
             do {
                 return try options.render(input, plan: plan, sourceInfo: info, format: format, defaultQuality: defaultQuality,
-                                          fallback: fallback, limits: limits)
+                                          fallback: fallback, limits: limits, cancellation: cancellation)
             } catch {
                 throw Failure.image(error)
             }

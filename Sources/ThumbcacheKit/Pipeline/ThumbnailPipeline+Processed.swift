@@ -95,7 +95,7 @@ extension ThumbnailPipeline {
               let freshUntil = state.freshUntil,
               let (data, record) = try? variants.stored(source: key, variant: variantName(
                   processing, format: format, negotiated: negotiated, source: ImageFormat(rawValue: state.metadata.original.format)),
-                                                        originalBytes: state.metadata.original.bytes,
+                                                        originalDigest: state.metadata.original.digest,
                                                         waitingForDisk: waitingForDisk),
               let stored = ImageFormat(rawValue: record.format) else { return nil }
         var result = ThumbnailResult(data: data, format: stored, width: record.width, height: record.height, servedFrom: .disk,
@@ -143,7 +143,7 @@ extension ThumbnailPipeline {
 
         let name = variantName(processing, format: format, negotiated: negotiated, source: sourceFormat)
         if let entry = origin.entry, let variants,
-           let (data, record) = try variants.stored(source: key, variant: name, originalBytes: entry.metadata.original.bytes),
+           let (data, record) = try variants.stored(source: key, variant: name, originalDigest: entry.metadata.original.digest),
            let stored = ImageFormat(rawValue: record.format) {
             var found = result(data, stored, width: record.width, height: record.height, rendered: false)
             found.contentDigest = record.digest
@@ -167,7 +167,8 @@ extension ThumbnailPipeline {
         let renderer = ProcessedRenderer(options: options, input: input, inputIsOriginal: inputIsOriginal, original: original,
                                          maxResultSide: configuration.maxResultSide,
                                          limits: RenderLimits(maxPixels: configuration.maxPixels,
-                                                              maxDecodeMemory: configuration.maxDecodeMemory))
+                                                              maxDecodeMemory: configuration.maxDecodeMemory,
+                                                              maxEffectWork: configuration.maxEffectWork))
         let qualities = configuration.formatQuality
         // Negotiated: what the request answers without `Accept`, when smaller (`FormatFallback`).
         let fallback = negotiated ? options.outputFormat(asked: nil, source: sourceFormat) : nil
@@ -175,9 +176,12 @@ extension ThumbnailPipeline {
         do {
             let needed = try renderer.workingMemory()
             defer { FreedMemory.release(afterDecodeOf: needed) }
-            rendered = try await configuration.renderGate.run(reserving: needed, of: configuration.decodeBudget,
-                                                              admission: origin.admission) { () throws(PipelineError) in
-                try renderer.render(format: chosen, defaultQuality: { qualities[$0] }, fallback: fallback, url: url)
+            rendered = try await cancellable { (cancellation: RenderCancellation) async throws(PipelineError) in
+                try await configuration.renderGate.run(reserving: needed, of: configuration.decodeBudget,
+                                                       admission: origin.admission) { () throws(PipelineError) in
+                    try renderer.render(format: chosen, defaultQuality: { qualities[$0] }, fallback: fallback, url: url,
+                                        cancellation: cancellation)
+                }
             }
         } catch let error as ProcessedRenderer.Failure {
             throw error.pipelineError(url: url)
@@ -193,7 +197,7 @@ extension ThumbnailPipeline {
                 if let variants {
                     let record = VariantStore.Record(source: key, variant: name, format: rendered.format.rawValue,
                                                      width: rendered.width, height: rendered.height,
-                                                     digest: digest, originalBytes: original.bytes)
+                                                     digest: digest, originalDigest: original.digest)
                     stored += try variants.save(rendered.data, record: record)
                 }
             } catch {

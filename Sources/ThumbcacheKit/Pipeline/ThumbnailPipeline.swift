@@ -384,7 +384,7 @@ public final class ThumbnailPipeline: Sendable {
             var metadata = CacheMetadata(
                 url: source.normalized, headers: headers, requestTime: requestTime, responseTime: responseTime,
                 original: .init(format: info.format.rawValue, width: info.orientedWidth, height: info.orientedHeight,
-                                bytes: original.byteCount, alpha: info.hasAlpha))
+                                bytes: original.byteCount, alpha: info.hasAlpha, digest: try original.digest()))
             let uncacheable = Storability.refusal(headers, setsCookie: setsCookie, role: configuration.cacheRole)
             let storable = uncacheable == nil
             if let stored {
@@ -455,8 +455,9 @@ public final class ThumbnailPipeline: Sendable {
 
     // MARK: - Thumbnails
 
-    /// Throws `PipelineError`. Cancelled (its last waiter gone), a render still waiting for a worker or for decode
-    /// memory never starts; one already decoding finishes (the C decoders cannot be interrupted) and is stored.
+    /// Throws `PipelineError`. Cancelled (its last waiter gone, or every waiter's deadline passed), a render still
+    /// waiting for a worker or for decode memory never starts, and one already running stops at its next row
+    /// (`cancellable`).
     private func render(_ origin: Origin, source: ImageSource, key: String, size: Int, fit: FitMode, format: ImageFormat?,
                         negotiated: Bool) async throws -> ThumbnailResult
     {
@@ -498,11 +499,14 @@ public final class ThumbnailPipeline: Sendable {
             let needed = try thumbnailer.workingMemory(for: input, request)
             defer { FreedMemory.release(afterDecodeOf: needed) }
             let thumbnailer = self.thumbnailer, url = source.normalized
-            thumbnail = try await configuration.renderGate.run(reserving: needed, of: configuration.decodeBudget,
-                                                               admission: origin.admission) {
-                () throws(PipelineError) in
-                do throws(ImageDecodeError) { return try thumbnailer.makeThumbnail(from: input, request) } catch {
-                    throw .image(url: url, error)
+            thumbnail = try await cancellable { (cancellation: RenderCancellation) async throws(PipelineError) in
+                try await configuration.renderGate.run(reserving: needed, of: configuration.decodeBudget,
+                                                       admission: origin.admission) { () throws(PipelineError) in
+                    do throws(ImageDecodeError) {
+                        return try thumbnailer.makeThumbnail(from: input, request, cancellation: cancellation)
+                    } catch {
+                        throw .image(url: url, error)
+                    }
                 }
             }
         } catch let error as ImageDecodeError {
@@ -514,6 +518,25 @@ public final class ThumbnailPipeline: Sendable {
                                servedFrom: origin.servedFrom, source: source.normalized, cacheKey: key,
                                bytesDownloaded: downloadedBytes, rendered: true, bytesStored: stored,
                                staleBecause: origin.staleBecause, notCachedBecause: notCachedBecause)
+    }
+
+    /// Runs a render with a `RenderCancellation` that this task's cancellation sets: the coalescer cancels a
+    /// render's task when its last waiter leaves (a client gone, a deadline passed), and the render, on a worker
+    /// thread that cannot see the task, stops at its next check rather than spend seconds no one receives.
+    func cancellable<T: Sendable>(
+        _ render: @Sendable (RenderCancellation) async throws(PipelineError) -> T
+    ) async throws(PipelineError) -> T {
+        let cancellation = RenderCancellation()
+        let outcome: Result<T, PipelineError> = await withTaskCancellationHandler {
+            do throws(PipelineError) { return .success(try await render(cancellation)) } catch { return .failure(error) }
+        } onCancel: {
+            cancellation.cancel()
+        }
+        switch outcome {
+        case .success(let value): return value
+        case .failure(.image(let url, .cancelled)): throw .cancelled("nobody waited for the render of \(url) any more")
+        case .failure(let error): throw error
+        }
     }
 
     /// The format of a thumbnail asked for without one (what the thumbnailer picks): PNG keeps alpha.
@@ -529,7 +552,7 @@ public final class ThumbnailPipeline: Sendable {
 
     /// Stores a downloaded original (with a ladder thumbnail of it, if any); a new original makes the source's
     /// stored variants outdated, so they go. A variant rendered from the old original and stored after this is
-    /// still refused when read if the originals' lengths differ (`VariantStore.stored`).
+    /// still refused when read: its record names the old original's digest (`VariantStore.stored`).
     func saveOriginal(_ downloaded: FetchedOriginal, of origin: Origin, key: String, thumbnail: StoredThumbnail?) throws(PipelineError) -> Int {
         let saved = try store.save(key: key, metadata: origin.metadata, original: downloaded, thumbnail: thumbnail)
         if saved.newOriginal { variants?.removeAll(ofSource: key) }
@@ -552,9 +575,9 @@ public final class ThumbnailPipeline: Sendable {
             if let downloaded = origin.downloaded {
                 stored = try saveOriginal(downloaded, of: origin, key: key, thumbnail: keep)
             } else if let keep {
-                stored = try store.addVariant(key: key, fetchedAt: origin.metadata.responseTime, thumbnail: keep)
+                stored = try store.addVariant(key: key, madeFrom: origin.metadata.original.digest, thumbnail: keep)
             }
-            if let declined { stored += try store.addVariant(key: key, fetchedAt: origin.metadata.responseTime, thumbnail: declined) }
+            if let declined { stored += try store.addVariant(key: key, madeFrom: origin.metadata.original.digest, thumbnail: declined) }
             return (stored, nil)
         } catch {
             return (0, error.description)

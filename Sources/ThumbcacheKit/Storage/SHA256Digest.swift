@@ -9,10 +9,24 @@ public enum SHA256Digest {
     }
 
     public static func hex<Bytes: DataProtocol>(bytes: Bytes) -> String {
+        hex(of: Crypto.SHA256.hash(data: bytes))
+    }
+
+    /// The digest of bytes that come a chunk at a time (`feed` hands each to its argument, in order), so a large
+    /// original is hashed without being held in memory whole.
+    static func hex<Failure: Error>(
+        streaming feed: ((UnsafeRawBufferPointer) -> Void) throws(Failure) -> Void
+    ) throws(Failure) -> String {
+        var hasher = Crypto.SHA256()
+        try feed { hasher.update(bufferPointer: $0) }
+        return hex(of: hasher.finalize())
+    }
+
+    private static func hex(of digest: Crypto.SHA256.Digest) -> String {
         let digits = Array("0123456789abcdef".utf8)
         var hex: [UInt8] = []
         hex.reserveCapacity(64)
-        for byte in Crypto.SHA256.hash(data: bytes) {
+        for byte in digest {
             hex.append(digits[Int(byte >> 4)])
             hex.append(digits[Int(byte & 0x0F)])
         }

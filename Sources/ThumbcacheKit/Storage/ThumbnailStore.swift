@@ -244,7 +244,8 @@ final class ThumbnailStore: Sendable {
         do {
             let current = try entry(forKey: key)
             defer { current?.snapshot.close() }
-            if let current, current.metadata.responseTime == metadata.responseTime, current.metadata.url == metadata.url {
+            if let current, current.metadata.responseTime == metadata.responseTime, current.metadata.url == metadata.url,
+               current.metadata.original.digest == metadata.original.digest {
                 guard let thumbnail else { return (0, false) }
                 return (try addVariantLocked(key: key, current: current, thumbnail: thumbnail), false)
             }
@@ -282,16 +283,18 @@ final class ThumbnailStore: Sendable {
         }
     }
 
-    /// Adds a thumbnail to the stored entry of the same fetch; a no-op if the entry changed meanwhile.
+    /// Adds a thumbnail made from the original of `digest` to the stored entry, when that entry holds the same
+    /// original; a no-op when the original changed meanwhile (a render of the old one must not join the new).
+    /// A revalidation in between (a 304: new headers, same original) does not stop it.
     @discardableResult
-    func addVariant(key: String, fetchedAt responseTime: Double, thumbnail: StoredThumbnail) throws(PipelineError) -> Int {
+    func addVariant(key: String, madeFrom digest: String, thumbnail: StoredThumbnail) throws(PipelineError) -> Int {
         writeLock.lock()
         defer { writeLock.unlock() }
         try beginAccess()
         defer { cache.endAccess() }
         guard let current = try entry(forKey: key) else { return 0 }
         defer { current.snapshot.close() }
-        guard current.metadata.responseTime == responseTime else { return 0 }
+        guard current.metadata.original.digest == digest else { return 0 }
         return try addVariantLocked(key: key, current: current, thumbnail: thumbnail)
     }
 

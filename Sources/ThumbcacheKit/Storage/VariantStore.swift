@@ -35,8 +35,9 @@ final class VariantStore: Sendable {
         var height: Int
         /// Lowercase hex SHA-256 of the bytes (the ETag).
         var digest: String
-        /// The byte count of the original it was rendered from: one of another length is not its source.
-        var originalBytes: Int
+        /// SHA-256 of the original it was rendered from (`CacheMetadata.Original.digest`): served only for that
+        /// original. A record without it (written before it was kept) does not decode, and is rendered again.
+        var originalDigest: String
 
         /// nil for bytes that are not a record (another version's, or damaged): the variant is rendered again.
         static func decoded(_ bytes: Data) -> Record? {
@@ -76,9 +77,9 @@ final class VariantStore: Sendable {
         source + "-" + SHA256Digest.hex(variant).prefix(40)
     }
 
-    /// The stored variant, if it was rendered from an original of `originalBytes` bytes. Without `waitingForDisk`,
+    /// The stored variant, if it was rendered from the original of `originalDigest`. Without `waitingForDisk`,
     /// nil rather than wait for bytes not in the page cache (an event loop's read).
-    func stored(source: String, variant: String, originalBytes: Int,
+    func stored(source: String, variant: String, originalDigest: String,
                 waitingForDisk: Bool = true) throws(PipelineError) -> (data: Data, record: Record)? {
         let key = Self.key(source: source, variant: variant)
         let remembered = known.value(forKey: key)
@@ -96,7 +97,7 @@ final class VariantStore: Sendable {
                 record = decoded
                 known.set(KnownRecord(sequenceNumber: snapshot.sequenceNumber, record: record), forKey: key, cost: 512)
             }
-            guard record.variant == variant, record.source == source, record.originalBytes == originalBytes,
+            guard record.variant == variant, record.source == source, record.originalDigest == originalDigest,
                   let data = try read(snapshot, Self.imageIndex, waitingForDisk: waitingForDisk), !data.isEmpty
             else { return nil }
             return (data, record)

@@ -89,6 +89,7 @@ public struct ServeError: Error, Sendable, Equatable {
         case .badPath: "bad_request"
         case .expired: "expired"
         case .resultTooLarge, .scaledTooLarge: "result_too_large"
+        case .tooCostly: "too_costly"
         }
         if case .expired = error {
             self.init(status: .notFound, code: code, message: error.description)

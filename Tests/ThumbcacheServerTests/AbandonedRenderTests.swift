@@ -1,0 +1,59 @@
+import Foundation
+import ImageDecode
+import Testing
+import ThumbcacheKit
+@testable import ThumbcacheServer
+
+/// Issue 33 §2 on a real server: a render whose requests all timed out stops on its worker rather than run on for
+/// no one (four such renders pushed the next cheap thumbnail to a 504), and a URL whose effects cost more than the
+/// limit is a 400 naming the option, before any render. The waits are hang guards, never verdicts.
+@Suite(.serialized) struct AbandonedRenderTests {
+    static func path(_ options: String, _ source: String) -> String {
+        ProcessingURLTests.path(options, source, ext: nil, signer: URLSigner(key: nil))
+    }
+
+    @Test func rendersWhoseRequestsTimedOutStopAndFreeTheirWorker() async throws {
+        let origin = try await TestOrigin()
+        origin.image("/a.jpg", Fixtures.jpeg)
+        let server = try await ServerHarness(configure: { $0.timeout = .seconds(1); $0.workers = 1; $0.maxSize = 4096 },
+                                             pipeline: { $0.maxEffectWork = .max; $0.maxDecodeMemory = 1 << 30 })
+        let source = origin.url("/a.jpg")
+        // Minutes of CPU each unless cancelled (as ThumbcacheKitTests.RenderCancellationTests.endless); the second waits for the worker.
+        let answers = try await withThrowingTaskGroup(of: ServerHarness.Answer.self) { group in
+            for sigma in [100, 99] {
+                group.addTask { try await server.request(Self.path("rs:fit:3000:3000/el:1/bl:\(sigma)/sh:100", source)) }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(answers.map(\.status) == [504, 504], "\(answers.map(\.json))")
+        let limiter = server.endpoints.limiter
+        #expect(await CancellationTests.eventually(within: 600) {
+            let load = limiter.load
+            return load.running == 0 && load.queued == 0 && load.promised == 0
+        }, "\(limiter.load)")
+        let variants = server.directory.appendingPathComponent("variants").path
+        let stored = ((try? FileManager.default.contentsOfDirectory(atPath: variants)) ?? []).filter { !$0.hasPrefix("journal") }
+        #expect(stored.isEmpty, "the abandoned renders stopped before their end: nothing stored")
+        #expect(limiter.rendersStarted <= 2)
+        await server.stop()
+        await origin.stop()
+    }
+
+    @Test func costlyEffectsAreRefusedFromTheHeaderNamingTheOption() async throws {
+        let origin = try await TestOrigin()
+        origin.image("/a.jpg", Fixtures.jpeg)  // 227×149
+        let server = try await ServerHarness { $0.maxSize = 4096 }
+        let source = origin.url("/a.jpg")
+        for (options, option) in [("rs:fit:2000:2000/el:1/bl:100", "blur"), ("rs:fit:3000:3000/el:1/sh:100", "sharpen"),
+                                  ("rs:fit:1500:1500/el:1/bl:100/sh:100", "blur")] {
+            let answer = try await server.request(Self.path(options, source))
+            #expect(answer.status == 400 && answer.json["error"] == "too_costly", "\(options): \(answer.json)")
+            #expect(answer.json["message"]?.contains(option) == true, "\(options): \(answer.json)")
+        }
+        #expect(server.endpoints.limiter.rendersStarted == 0, "refused from the header, nothing rendered")
+        let allowed = try await server.request(Self.path("w:200/bl:100/sh:100", source))
+        #expect(allowed.status == 200 && allowed.imageSize?.width == 200, "\(allowed.json)")
+        await server.stop()
+        await origin.stop()
+    }
+}
