@@ -149,8 +149,9 @@ import Testing
         server.shutdown()
     }
 
-    /// With variants off, purge-all also deletes a `variants/` written since the start (by a process sharing the
-    /// directory with a share of its own), and counts its bytes.
+    /// With variants off, purge-all also deletes a `variants/` written since the start by a process sharing the
+    /// directory with a share of its own, and counts its bytes; that process, still open, finds an empty cache it
+    /// can write to, not a corrupt one (the deletion took its lock).
     @Test func purgeAllDeletesVariantsEvenWhenTheyAreOff() async throws {
         let harness = try PipelineHarness { $0.maxVariantDiskSize = 0 }
         _ = try await harness.pipeline.thumbnail(for: try served("/p.jpg"), size: 64)
@@ -159,12 +160,15 @@ import Testing
                                      lockTimeout: .seconds(5), lockMode: .perAccess, readOnly: false, cleanup: .inline)
         try other.cache.setData([Data("{}".utf8), Data(count: 10_000)], forKey: "other-process")
         let variantBytes = other.cache.size
-        try other.cache.close()
 
         let removed = try harness.pipeline.removeAll()
         #expect(removed.entries == 1 && removed.bytes == entriesBytes + variantBytes)
         #expect(Self.variantsFolder(harness) == [DiskLruCache.lockFileName])
         #expect(Self.onDisk(harness) == 0 && harness.pipeline.store.cache.size == 0)
+        #expect(other.cache.keys().isEmpty && other.cache.size == 0 && other.cache.recoveredCorruption == nil)
+        try other.cache.setData([Data("{}".utf8), Data(count: 100)], forKey: "after-the-purge")
+        #expect(other.cache.keys() == ["after-the-purge"])
+        try other.cache.close()
         await harness.close()
         server.shutdown()
     }
