@@ -16,7 +16,7 @@ struct CacheOptions: ParsableArguments {
     var maxDiskSize: ByteCount = defaultMaxDiskSize
 
     @Option(help: ArgumentHelp(
-        "How much of --max-disk-size processed images (imgproxy options) may use, evicted on their own; the originals and thumbnails use the rest. 0 keeps them in memory only (default: a quarter).",
+        "How much of --max-disk-size processed images (imgproxy options) may use, evicted on their own; the originals and thumbnails use the rest. 0 keeps them in memory only and deletes those an earlier run stored (default: a quarter).",
         valueName: "size"),
         // 0 is a setting here (no variants on disk), not a size too small to hold anything.
         transform: { $0 == "0" ? ByteCount(bytes: 0) : try ByteCount(parsing: $0) })

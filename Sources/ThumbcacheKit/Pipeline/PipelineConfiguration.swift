@@ -7,7 +7,8 @@ public struct PipelineConfiguration: Sendable {
     public var cacheDirectory: URL
     public var maxDiskSize: Int64 = 512 << 20
     /// How much of `maxDiskSize` processed images (`Rendition.processed`, in `variants/`) may use; the source
-    /// entries use whatever they leave (`SharedDiskBudget`). nil: a quarter. 0: processed images are kept in memory only.
+    /// entries use whatever they leave (`SharedDiskBudget`). nil: a quarter. 0: processed images are kept in memory only
+    /// (and the variants a run with a share left are deleted at start).
     public var maxVariantDiskSize: Int64?
     public var maxDownloadSize = 50_000_000
     public var connectTimeout: Duration = .seconds(10)

@@ -92,13 +92,17 @@ public final class ThumbnailPipeline: Sendable {
             // `info` lists the variants when the directory has them (an older cache has none).
             variants = try? VariantStore(directory: directory.variants, maxSize: 1, lockTimeout: configuration.lockTimeout,
                                          lockMode: configuration.lockMode, readOnly: true, cleanup: .background)
-        } else if variantBudget > 0 {
-            variants = try VariantStore(directory: directory.variants, maxSize: variantBudget, lockTimeout: configuration.lockTimeout,
-                                        lockMode: configuration.lockMode, readOnly: false,
-                                        cleanup: configuration.inlineDiskTrim ? .inline : .background,
-                                        sharing: SharedDiskBudget(total: configuration.maxDiskSize, entries: store.cache))
         } else {
-            variants = nil
+            let budget = SharedDiskBudget(total: configuration.maxDiskSize, share: variantBudget, entries: store.cache)
+            if variantBudget > 0 {
+                variants = try VariantStore(directory: directory.variants, maxSize: variantBudget, lockTimeout: configuration.lockTimeout,
+                                            lockMode: configuration.lockMode, readOnly: false,
+                                            cleanup: configuration.inlineDiskTrim ? .inline : .background, sharing: budget)
+            } else {
+                variants = nil
+                try Self.removeUnusedVariants(in: directory, configuration)
+            }
+            do { try budget.settleAtStart() } catch { throw .cache(error) }
         }
         // Only reads `downloads/` when nothing is abandoned there, the usual case: a disk hit writes nothing.
         if !configuration.readOnly { DownloadFolder.removeAbandoned(in: downloads) }

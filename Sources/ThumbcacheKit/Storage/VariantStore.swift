@@ -13,7 +13,7 @@ final class VariantStore: Sendable {
     static let imageIndex = 1
 
     let cache: DiskLruCache
-    /// Told the variants' size after each change, so the entries can use what the variants leave.
+    /// Told of each change, so the variants keep to their share and the entries use what they leave.
     private let budget: SharedDiskBudget?
     /// Records read recently, by key, with the entry state (sequence number) they were read from: a hit of a
     /// known variant opens and reads only its image, with no JSON to parse (as `KnownEntries` does for entries).
@@ -64,7 +64,7 @@ final class VariantStore: Sendable {
         } catch {
             throw .cache(error)
         }
-        budget?.variantsNowUse(cache.size)
+        budget?.variantsChanged(cache)
     }
 
     /// A variant's name: its meaning (canonical options, the format asked for or `auto`) and the quality it is
@@ -122,7 +122,7 @@ final class VariantStore: Sendable {
         } catch {
             throw .cache(error)
         }
-        budget?.variantsNowUse(cache.size)
+        budget?.variantsChanged(cache)
         return encoded.count + data.count
     }
 
@@ -150,13 +150,13 @@ final class VariantStore: Sendable {
         for key in cache.keys() where key.hasPrefix(prefix) {
             if (try? cache.remove(key)) == true { removed += 1 }
         }
-        if removed > 0 { budget?.variantsNowUse(cache.size) }
+        if removed > 0 { budget?.variantsChanged(cache) }
         return removed
     }
 
     /// Removes every variant (`ThumbnailPipeline.removeAll`).
     func evictAll() throws(DiskLruError) {
         try cache.evictAll()
-        budget?.variantsNowUse(cache.size)
+        budget?.variantsChanged(cache)
     }
 }
