@@ -41,7 +41,8 @@ struct InfoCommand: AsyncParsableCommand {
                 "fetchedAt": metadata.responseTime, "fresh": info.freshness.isFresh,
                 "freshnessRemaining": info.freshness.remaining, "format": metadata.original.format,
                 "width": metadata.original.width, "height": metadata.original.height,
-                "originalBytes": metadata.original.bytes, "variants": metadata.variants,
+                "originalBytes": metadata.original.bytes, "originalDigest": metadata.original.digest,
+                "variants": metadata.variants,
                 "thumbnails": Dictionary(uniqueKeysWithValues: metadata.thumbnails.map { (String($0.size), $0.parts.map(\.format)) }),
                 "storedBytes": info.storedBytes,
                 "processed": info.processed.map(\.dictionary),
@@ -51,7 +52,7 @@ struct InfoCommand: AsyncParsableCommand {
         var text = """
             url:       \(metadata.url)
             key:       \(info.cacheKey)
-            original:  \(metadata.original.format) \(metadata.original.width)x\(metadata.original.height), \(metadata.original.bytes) bytes
+            original:  \(metadata.original.format) \(metadata.original.width)x\(metadata.original.height), \(metadata.original.bytes) bytes, sha256 \(metadata.original.digest)
             variants:  \(metadata.thumbnails.isEmpty ? "none" : metadata.thumbnails.map { "\($0.size) (\($0.parts.map(\.format).joined(separator: " ")))" }.joined(separator: ", "))
             stored:    \(info.storedBytes) bytes
             fetched:   \(ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: metadata.responseTime)))
