@@ -36,6 +36,10 @@ import Testing
         #expect(try Self.work("w:2000/pix:50").pixelate == 2000 * 1500 * 3 * 2)
         // A detector searches the whole scaled image, not the crop.
         #expect(try Self.work("rs:fill:100:100/g:sm").detection == 133 * 100 * RenderWork.detectionPerPixel)
+        // A crop placed by a detector, then a result cut by one: both searches count.
+        let cropOnly = try Self.work("c:2000:2000:sm/rs:fill:100:100")
+        let both = try Self.work("c:2000:2000:sm/rs:fill:100:50/g:sm")
+        #expect(cropOnly.detection > 0 && both.detection > cropOnly.detection, "\(cropOnly) \(both)")
         #expect(try Self.work("w:100").total == 0)
     }
 

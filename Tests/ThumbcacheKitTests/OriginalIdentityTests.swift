@@ -124,4 +124,91 @@ import Testing
         #expect(try store.entry(forKey: "t")?.metadata.variants == [64])
         await harness.close()
     }
+
+    /// A revalidation answered for the old original (a 304 that crossed a new download, in this process or
+    /// another) must not put the old original's metadata, digest included, on the new one; and one answered for the
+    /// stored original keeps the thumbnails added while it was out.
+    @Test func aRevalidationWritesOnlyOverTheOriginalItWasFor() async throws {
+        let harness = try PipelineHarness()
+        let store = harness.pipeline.store
+        func metadata(_ bytes: Data, at time: Date) -> CacheMetadata {
+            CacheMetadata(url: "http://127.0.0.1/u.jpg", headers: ["etag": "\"1\""], requestTime: time, responseTime: time,
+                          original: .init(format: "jpeg", width: 227, height: 149, bytes: bytes.count,
+                                          digest: SHA256Digest.hex(bytes: bytes)))
+        }
+        let old = metadata(Fixtures.jpeg, at: Date(timeIntervalSince1970: 1_000))
+        try store.save(key: "u", metadata: old, original: FetchedOriginal(data: Fixtures.jpeg), thumbnail: nil)
+        let thumbnail = StoredThumbnail(size: 64, format: .jpeg, data: Data([0xFF, 0xD8, 0xFF]))
+        #expect(try store.addVariant(key: "u", madeFrom: old.original.digest, thumbnail: thumbnail) > 0)
+        var revalidated = old
+        revalidated.responseTime += 60
+        #expect(try store.updateMetadata(key: "u", revalidated))
+        #expect(try store.entry(forKey: "u")?.metadata.variants == [64], "the thumbnail added meanwhile is kept")
+
+        let new = metadata(Self.sameLengthChange, at: Date(timeIntervalSince1970: 2_000))
+        try store.save(key: "u", metadata: new, original: FetchedOriginal(data: Self.sameLengthChange), thumbnail: nil)
+        revalidated.responseTime += 60
+        #expect(try !store.updateMetadata(key: "u", revalidated))
+        let current = try #require(try store.entry(forKey: "u"))
+        #expect(current.metadata.original.digest == new.original.digest && current.metadata.responseTime == 2_000)
+        current.snapshot.close()
+        await harness.close()
+    }
+
+    /// Holds the render it is armed for until released; every other render runs at once.
+    final class HoldingGate: RenderGate {
+        private let state = Locked<(armed: Bool, held: CheckedContinuation<Void, Never>?)>((false, nil))
+
+        func arm() { state.withLock { $0.armed = true } }
+        var holding: Bool { state.withLock { $0.held != nil } }
+        func release() {
+            state.withLock { state -> CheckedContinuation<Void, Never>? in
+                defer { state.held = nil }
+                return state.held
+            }?.resume()
+        }
+
+        func run<T: Sendable>(reserving bytes: Int, of budget: DecodeBudget?, admission: RenderAdmission?,
+                              _ body: @escaping @Sendable () throws(PipelineError) -> T) async throws(PipelineError) -> T {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let held = state.withLock { state -> Bool in
+                    guard state.armed else { return false }
+                    (state.armed, state.held) = (false, continuation)
+                    return true
+                }
+                if !held { continuation.resume() }
+            }
+            return try body()
+        }
+    }
+
+    /// A render of the old original that ends after a new one was stored answers its own waiter, but is kept
+    /// neither in memory nor (`aVariantOfTheOldOriginalStoredLateIsNeverServed`) on disk.
+    @Test func aLateRenderOfTheOldOriginalIsNotKeptInMemory() async throws {
+        let version = Locked(1)
+        server.route("/m.jpg") { _ in
+            let current = version.withLock { $0 }
+            return .respond(status: 200, headers: [("Cache-Control", "max-age=3600"), ("ETag", "\"v\(current)\"")],
+                            body: current == 1 ? Fixtures.jpeg : Self.sameLengthChange)
+        }
+        let gate = HoldingGate()
+        let harness = try PipelineHarness { $0.renderGate = gate }
+        let pipeline = harness.pipeline
+        let source = try ImageSource(server.url("/m.jpg"))
+        _ = try await pipeline.processed(for: source, options: try ProcessingOptions(parsing: "w:30"))  // v1 stored
+        let options = try ProcessingOptions(parsing: "w:50")
+        gate.arm()
+        let late = Task { try await pipeline.processed(for: source, options: options) }
+        #expect(await RenderCancellationTests.eventually(within: 600) { gate.holding })
+        version.withLock { $0 = 2 }
+        let new = try await pipeline.processed(for: source, options: try ProcessingOptions(parsing: "w:40"), policy: .refresh)
+        #expect(new.servedFrom == .network)
+        gate.release()
+        let old = try await late.value
+        #expect(old.rendered && pipeline.memoryHit(for: source, .processed(CanonicalOptions(options))) == nil)
+        let again = try await pipeline.processed(for: source, options: options)
+        #expect(again.rendered && again.data != old.data)
+        await harness.close()
+        server.shutdown()
+    }
 }

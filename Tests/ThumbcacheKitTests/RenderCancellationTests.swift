@@ -66,7 +66,9 @@ import Testing
         #expect(await Self.eventually(within: 600) { !gate.endings.isEmpty }, "the render stopped")
         #expect(gate.endings == ["cancelled"])
         await #expect(throws: (any Error).self) { try await request.value }
-        #expect(VariantStoreTests.variantFiles(harness).isEmpty, "nothing was stored of it")
+        // The download it was given is stored all the same (the next request reads it from disk), the render not.
+        #expect(await Self.eventually(within: 600) { harness.pipeline.store.storedOriginalDigest(key: source.cacheKey) != nil })
+        #expect(harness.pipeline.rendersCancelled == 1 && VariantStoreTests.variantFiles(harness).isEmpty)
 
         // The next request for it starts afresh (and is refused at the default limit, before any render).
         try await harness.reopen { $0.maxEffectWork = RenderLimits.defaultMaxEffectWork }

@@ -20,9 +20,9 @@ enum Sharpen {
         let channels = image.channels
         var lightness = [Float](repeating: 0, count: count)
         for p in 0..<count {
+            if p % image.width == 0 { try cancellation.check() }  // a row at a time: its powers cost as much as a mask
             lightness[p] = Float(Self.lightness(ofLinearY: luminance(image.values, at: p * channels, channels: channels)))
         }
-        try cancellation.check()
         var blurred = lightness
         try GaussianKernel.blur(&blurred, width: image.width, height: image.height, channels: 1, weights: weights,
                                 cancellation: cancellation)

@@ -38,10 +38,14 @@ public struct RenderWork: Sendable, Equatable {
         }
         if effects.pixelate > 1 { pixelate = kept * channels * 2 }  // each pixel summed once, written once
         if let detection = plan.detection {
+            // The `crop` option's own gravity searches the whole source at the plan's scale; a detecting result
+            // gravity then searches the scaled image as well, once the crop is placed (`PlanRenderer.render`).
+            let resultSearch = plan.scaledWidth * plan.scaledHeight
             let searched = detection.stage == .sourceCrop
                 ? Int((Double(plan.sourceWidth) * min(1, plan.scaleX, plan.scaleY)).rounded(.up))
                     * Int((Double(plan.sourceHeight) * min(1, plan.scaleX, plan.scaleY)).rounded(.up))
-                : plan.scaledWidth * plan.scaledHeight
+                    + (plan.geometry.gravity.needsDetection ? resultSearch : 0)
+                : resultSearch
             self.detection = searched * Self.detectionPerPixel
         }
     }

@@ -183,8 +183,10 @@ extension ThumbnailPipeline {
                                         cancellation: cancellation)
                 }
             }
-        } catch let error as ProcessedRenderer.Failure {
-            throw error.pipelineError(url: url)
+        } catch {
+            let failure = (error as? ProcessedRenderer.Failure)?.pipelineError(url: url) ?? Self.pipelineError(error, source: source)
+            keepDownload(of: origin, key: key, after: failure)
+            throw failure
         }
         withExtendedLifetime(storedOriginal) {}
 

@@ -15,11 +15,7 @@ extension ThumbnailPipeline {
         } ?? false
         store.remove(key: key)
         let variantsRemoved = variants?.removeAll(ofSource: key) ?? 0
-        var removedFromMemory = false
-        for memoryKey in memory.keysInLruOrder where memoryKey.hasPrefix(key + "/") {
-            memory.removeValue(forKey: memoryKey)
-            removedFromMemory = true
-        }
+        let removedFromMemory = removeFromMemory(key)
         return existed || variantsRemoved > 0 || removedFromMemory
     }
 

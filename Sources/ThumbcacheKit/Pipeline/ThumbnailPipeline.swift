@@ -3,6 +3,7 @@ import Foundation
 import ImageDecode
 import NIOCore
 import NIOSSL
+import Synchronization
 
 /// What to do about the origin.
 public enum FetchPolicy: String, Sendable {
@@ -34,6 +35,7 @@ public final class ThumbnailPipeline: Sendable {
     let unstored = UnstoredOriginals()
     private let httpFetcher = Locked<HTTPFetcher?>(nil)
     let sessionStats = Locked(CacheStats())
+    private let cancelledRenders = Atomic(0)
     private let statsURL: URL
     /// `downloads/`, beside `entries/`, so storing a download stays on one filesystem.
     private let downloads: URL
@@ -169,7 +171,9 @@ public final class ThumbnailPipeline: Sendable {
             (result.freshUntil, result.fetchDuration) = (freshUntil, origin.fetchDuration)
             result.lastModified = origin.metadata.headers["last-modified"].flatMap(HTTPDate.parse)
             result.uncacheable = origin.uncacheable
-            if origin.storable {
+            // Kept in memory only while the disk holds the original it was made from: a render of an old original
+            // that ends after a new one was stored (or after a purge) must not be served from memory either.
+            if origin.storable, store.storedOriginalDigest(key: key) == origin.metadata.original.digest {
                 memory.set(MemoryEntry(thumbnail: result, freshUntil: freshUntil), forKey: memoryKey, cost: result.data.count)
             }
             sessionStats.withLock { $0.record(result.servedFrom) }
@@ -399,8 +403,10 @@ public final class ThumbnailPipeline: Sendable {
                     return Origin(metadata: metadata, servedFrom: .network, downloaded: nil, downloadedBytes: original.byteCount,
                                   entry: stored)
                 }
-                // A new original: the old entry, thumbnails included, is outdated (and must go if no-store).
+                // A new original: the old entry, thumbnails included, is outdated (and must go if no-store), and so
+                // is every rendition of it in memory, fresh or not.
                 if !storable { removeEntry(key) }
+                removeFromMemory(key)
             }
             return Origin(metadata: metadata, servedFrom: .network, downloaded: original, downloadedBytes: original.byteCount,
                           uncacheable: uncacheable, entry: nil)
@@ -515,6 +521,9 @@ public final class ThumbnailPipeline: Sendable {
             }
         } catch let error as ImageDecodeError {
             throw PipelineError.image(url: source.normalized, error)
+        } catch {
+            keepDownload(of: origin, key: key, after: error)
+            throw error
         }
         withExtendedLifetime(storedOriginal) {}
         let (stored, notCachedBecause) = keep(thumbnail, of: origin, key: key, size: size, fit: fit, format: format)
@@ -523,6 +532,9 @@ public final class ThumbnailPipeline: Sendable {
                                bytesDownloaded: downloadedBytes, rendered: true, bytesStored: stored,
                                staleBecause: origin.staleBecause, notCachedBecause: notCachedBecause)
     }
+
+    /// Renders stopped before their end since the start, because nobody waited for them any more (`cancellable`).
+    package var rendersCancelled: Int { cancelledRenders.load(ordering: .relaxed) }
 
     /// Runs a render with a `RenderCancellation` that this task's cancellation sets: the coalescer cancels a
     /// render's task when its last waiter leaves (a client gone, a deadline passed), and the render, on a worker
@@ -538,7 +550,9 @@ public final class ThumbnailPipeline: Sendable {
         }
         switch outcome {
         case .success(let value): return value
-        case .failure(.image(let url, .cancelled)): throw .cancelled("nobody waited for the render of \(url) any more")
+        case .failure(.image(let url, .cancelled)):
+            cancelledRenders.add(1, ordering: .relaxed)
+            throw .cancelled("nobody waited for the render of \(url) any more")
         case .failure(let error): throw error
         }
     }
@@ -546,6 +560,30 @@ public final class ThumbnailPipeline: Sendable {
     /// The format of a thumbnail asked for without one (what the thumbnailer picks): PNG keeps alpha.
     static func defaultFormat(_ original: CacheMetadata.Original) -> ImageFormat {
         original.alpha ? .png : .jpeg
+    }
+
+    /// A render that did not finish because nobody waited any more, or that its options made too costly, still
+    /// stores the download it was given (when the origin allows): the next request for the source, perhaps with
+    /// other options, reads it from disk rather than download it again. (An original that cannot be decoded,
+    /// or is over the pixel or memory limits, is never stored.)
+    func keepDownload(of origin: Origin, key: String, after error: any Error) {
+        guard origin.storable, let downloaded = origin.downloaded else { return }
+        switch error as? PipelineError {
+        case .cancelled, .processing: _ = try? saveOriginal(downloaded, of: origin, key: key, thumbnail: nil)
+        default: return
+        }
+    }
+
+    /// Drops every rendition of a source from the memory cache (a walk of its keys: done only when a source is
+    /// removed or its original changed, never on a hit). Returns whether there was any.
+    @discardableResult
+    func removeFromMemory(_ key: String) -> Bool {
+        var removed = false
+        for memoryKey in memory.keysInLruOrder where memoryKey.hasPrefix(key + "/") {
+            memory.removeValue(forKey: memoryKey)
+            removed = true
+        }
+        return removed
     }
 
     /// Removes a source's entry and its processed variants from disk.

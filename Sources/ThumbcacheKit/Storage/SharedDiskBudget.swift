@@ -10,6 +10,11 @@ struct SharedDiskBudget: Sendable {
     /// The variants' part (`--variant-disk-size`, at most `total`; 0: no variants on disk).
     let share: Int64
     let entries: DiskLruCache
+    private let serial = Locked(())
+
+    init(total: Int64, share: Int64, entries: DiskLruCache) {
+        (self.total, self.share, self.entries) = (total, share, entries)
+    }
 
     /// The entries' bound while the variants hold `variantBytes`: what they leave, and never less than the floor
     /// `total - share`. Variants beyond their share are theirs to pay for (`variantsChanged`), not the entries'.
@@ -27,13 +32,20 @@ struct SharedDiskBudget: Sendable {
     /// sharing the directory writes meanwhile, so the bound also counts at most `share` of them: the floor holds
     /// whatever the variants do.
     func variantsChanged(_ variants: DiskLruCache) {
-        if variants.size > share {
-            // A failed trim leaves the variants over their share for a while; the floor still holds, and the
-            // next change (or the background job their commit scheduled) tries again.
-            try? variants.performCleanup()
+        // One change at a time: two writers reading the variants' size in one order and setting the bound in the
+        // other would leave the bound of the smaller size, too high, until the next change.
+        serial.withLock { _ in
+            if variants.size > share {
+                // A failed trim leaves the variants over their share for a while; the floor still holds, and the
+                // next change (or the background job their commit scheduled) tries again.
+                try? variants.performCleanup()
+            }
+            let bound = entriesBound(whileVariantsHold: variants.size)
+            if entries.maxSize != bound { entries.setMaxSize(bound) }
+            // A lowered bound is applied now rather than by the entries' background job, so the two directories
+            // together stay within the total after a variant write, not only once that job has run.
+            if entries.size > bound { try? entries.performCleanup() }
         }
-        let bound = entriesBound(whileVariantsHold: variants.size)
-        if entries.maxSize != bound { entries.setMaxSize(bound) }
     }
 
     /// At start, whatever is on disk counts: once the variants are opened (`variantsChanged`, which trims them to

@@ -327,17 +327,42 @@ final class ThumbnailStore: Sendable {
         return metadata.count + thumbnail.data.count
     }
 
-    /// Replaces only the metadata (after a 304): the original and its thumbnails stay.
-    func updateMetadata(key: String, _ metadata: CacheMetadata) throws(PipelineError) {
+    /// Replaces only the metadata (after a 304, or the same bytes again): the original and its thumbnails stay.
+    /// Written only while the entry still holds the original `metadata` describes: a revalidation answered for the
+    /// old original must not put its digest (and headers) on a new one stored meanwhile, by this process or
+    /// another, or renders of the old original would be accepted for the new. The thumbnail list is the entry's
+    /// own at the write (one added while the request was out is kept). Returns whether it was written.
+    @discardableResult
+    func updateMetadata(key: String, _ metadata: CacheMetadata) throws(PipelineError) -> Bool {
         writeLock.lock()
         defer { writeLock.unlock() }
+        try beginAccess()
+        defer { cache.endAccess() }
+        guard let current = try entry(forKey: key) else { return false }
+        defer { current.snapshot.close() }
+        guard current.metadata.original == metadata.original, current.metadata.url == metadata.url else { return false }
+        var updated = metadata
+        updated.thumbnails = current.metadata.thumbnails
         do {
-            try cache.setPartialData([Self.metadataIndex: metadata.encoded()], forKey: key)
+            try cache.setPartialData([Self.metadataIndex: updated.encoded()], forKey: key)
         } catch .entryNotFound {
             // Another process removed or evicted the entry since we read it: nothing left to update.
+            return false
         } catch {
             throw .cache(error)
         }
+        return true
+    }
+
+    /// The digest of the original stored for `key` (`CacheMetadata.Original.digest`), or nil when there is none;
+    /// only the metadata is read, and not even that when the entry's state is known (`KnownEntries`).
+    func storedOriginalDigest(key: String) -> String? {
+        let remembered = known.known(key)
+        guard let snapshot = try? cache.snapshot(forKey: key, opening: { sequenceNumber in
+            sequenceNumber == remembered?.sequenceNumber ? [] : [Self.metadataIndex]
+        }) else { return nil }
+        defer { snapshot.close() }
+        return (try? knownState(of: snapshot))?.metadata.original.digest
     }
 
     func remove(key: String) {

@@ -17,6 +17,8 @@ public final class ServerMetrics: Sendable {
     private let memoryHitRatio: Metrics.Gauge
     private let rendersInFlight: Metrics.Gauge
     private let rendersQueued: Metrics.Gauge
+    /// Renders stopped before their end because nobody waited any more (the pipeline counts them).
+    private let rendersCancelled: Metrics.Gauge
     /// Thumbnail answers, and those from the memory cache: the hit ratio.
     private let thumbnailCounts = Locked((all: 0, memory: 0))
     private let requestCounters = Locked<[RequestKey: Metrics.Counter]>([:])
@@ -42,6 +44,7 @@ public final class ServerMetrics: Sendable {
         memoryHitRatio = Metrics.Gauge(label: "thumbcache_memory_cache_hit_ratio", factory: factory)
         rendersInFlight = Metrics.Gauge(label: "thumbcache_renders_in_flight", factory: factory)
         rendersQueued = Metrics.Gauge(label: "thumbcache_renders_queued", factory: factory)
+        rendersCancelled = Metrics.Gauge(label: "thumbcache_renders_cancelled", factory: factory)
         let help = "Thumbnails answered from the memory cache, by who answered: from the request bytes, or the router"
         hitsFromBytes = registry.makeCounter(name: "thumbcache_memory_hit_answers_total", labels: [("by", "bytes")], help: help)
         hitsByRouter = registry.makeCounter(name: "thumbcache_memory_hit_answers_total", labels: [("by", "router")], help: help)
@@ -105,6 +108,7 @@ public final class ServerMetrics: Sendable {
         let load = limiter.load
         rendersInFlight.record(load.running)
         rendersQueued.record(load.queued)
+        rendersCancelled.record(pipeline.rendersCancelled)
         return registry.emitToString()
     }
 }
