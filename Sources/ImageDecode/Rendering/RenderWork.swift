@@ -3,29 +3,29 @@
 /// equivalent. Decoding and resizing are bounded by the pixel and memory limits already; these grow with an
 /// option's argument too (a blur's mask widens with its sigma), so `bl:100` on a large result cost 12–17 s of CPU
 /// before `RenderLimits.maxEffectWork` refused it.
-public struct RenderWork: Sendable, Equatable {
-    public var blur = 0
-    public var sharpen = 0
-    public var pixelate = 0
+package struct RenderWork: Sendable, Equatable {
+    package var blur = 0
+    package var sharpen = 0
+    package var pixelate = 0
     /// A smart or entropy gravity's search of the scaled image.
-    public var detection = 0
+    package var detection = 0
 
     /// Per pixel of the sharpened image besides its mask: lightness there and back (cube roots and powers), each
     /// worth tens of multiply-adds (measured against the mask's loop: docs/benchmarks.md).
-    public static let sharpenPerPixel = 150
+    package static let sharpenPerPixel = 150
     /// Per pixel searched by a detector: a box average, colour scores (a cube root), an entropy histogram.
-    public static let detectionPerPixel = 30
+    package static let detectionPerPixel = 30
 
-    public var total: Int { blur + sharpen + pixelate + detection }
+    package var total: Int { blur + sharpen + pixelate + detection }
 
     /// The option costing the most, by imgproxy's name for it, and that cost.
-    public var largest: (option: String, work: Int) {
+    package var largest: (option: String, work: Int) {
         [("blur", blur), ("sharpen", sharpen), ("pixelate", pixelate), ("gravity", detection)]
             .max { $0.1 < $1.1 }!
     }
 
     /// The work `PlanRenderer.render` will do for `plan` and `effects` on an image of `channels` (3, or 4 with alpha).
-    public init(plan: ProcessingPlan, effects: RenderEffects, channels: Int) {
+    package init(plan: ProcessingPlan, effects: RenderEffects, channels: Int) {
         // The filters run on the result's crop, before the canvas (extend, padding) is added.
         let kept = plan.resultCrop.width * plan.resultCrop.height
         if effects.blur > 0 {

@@ -46,8 +46,8 @@ public enum ProcessingError: Error, Equatable, CustomStringConvertible {
             "the result would be \(width)×\(height) pixels, over this server's limit of \(limit) per side: ask for a smaller size, dpr or zoom"
         case let .tooCostly(option, work, limit, width, height):
             "\(option) on a \(width)×\(height) result would take about \(Self.billions(work)) billion operations, over this "
-                + "server's limit of \(Self.billions(limit)) billion for one image's effects: lower the \(option) argument or "
-                + "ask for a smaller size"
+                + "server's limit of \(Self.billions(limit)) billion for one image's effects: "
+                + (option == "gravity" ? "use another gravity" : "lower the \(option) argument") + " or ask for a smaller size"
         case let .scaledTooLarge(width, height, limit):
             "a smart or entropy gravity would search an image scaled to \(width)×\(height) pixels, over this server's limit of \(limit) per side: lower min-width/min-height or use another gravity"
         }

@@ -19,7 +19,7 @@ extension ProcessingOptions {
     /// Refuses `plan` before its render when its filters and detectors would do more than `limit` operations
     /// (`RenderWork`), naming the option that costs most: a blur's or sharpen's cost grows with its sigma as well as
     /// the result's size, and a refusal costs nothing where the render would cost seconds.
-    public func checkEffectWork(of plan: ProcessingPlan, channels: Int, limit: Int) throws(ProcessingError) {
+    package func checkEffectWork(of plan: ProcessingPlan, channels: Int, limit: Int) throws(ProcessingError) {
         let work = RenderWork(plan: plan, effects: renderEffects, channels: channels)
         guard work.total > limit else { return }
         let largest = work.largest

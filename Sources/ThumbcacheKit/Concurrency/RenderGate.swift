@@ -12,6 +12,8 @@ public protocol RenderGate: Sendable {
     /// only once the render has its slot, so renders waiting for one hold none. A render that brings an unused
     /// `admission` takes its promised place and is never refused. Throws `PipelineError.overloaded` without
     /// running `body` when refused, and `.cancelled` when the calling task is cancelled before `body` starts.
+    /// Must not return before `body` has returned: a cancelled render's memory, descriptors and cancellation token
+    /// are released by the caller once this returns.
     func run<T: Sendable>(reserving bytes: Int, of budget: DecodeBudget?, admission: RenderAdmission?,
                           _ body: @escaping @Sendable () throws(PipelineError) -> T) async throws(PipelineError) -> T
 }

@@ -95,6 +95,7 @@ public enum PipelineError: Error, Sendable, CustomStringConvertible {
         case .image(_, let error):
             switch error {
             case .tooLarge, .overMemoryBudget: 6
+            case .cancelled: 75  // a render stopped because nobody waited: as `.cancelled`
             default: 5
             }
         case .downloadTooLarge: 6

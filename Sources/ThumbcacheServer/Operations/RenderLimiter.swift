@@ -76,8 +76,9 @@ public final class RenderLimiter: RenderGate {
         defer { budget?.release(reserved) }
         // Handed a slot (or memory) just as every request for it left: it must not start.
         if Task.isCancelled { throw .cancelled("its render was about to start") }
-        // Once started, the render runs to the end even if cancelled: the C decoders cannot be interrupted (and the
-        // thumbnail still fills the cache). The pool has a thread per slot, so `body` does not wait in its queue.
+        // Once started, a cancelled render stops at its next check (`RenderCancellation`, which the pipeline sets
+        // from its task's cancellation), and this waits for it: the slot and memory are held until `body` returns.
+        // The pool has a thread per slot, so `body` does not wait in its queue.
         return try await withCheckedContinuation { (continuation: CheckedContinuation<Result<T, PipelineError>, Never>) in
             pool.submit { state in
                 switch state {

@@ -65,6 +65,8 @@ public struct ServeError: Error, Sendable, Equatable {
             self.init(status: .unprocessableContent, code: "too_many_pixels", message: message)
         case .image(_, .overMemoryBudget):
             self.init(status: .unprocessableContent, code: "over_memory_budget", message: message)
+        case .image(_, .cancelled):  // a render stopped because nobody waited (`ThumbnailPipeline.cancellable` maps it)
+            self.init(status: .serviceUnavailable, code: "overloaded", message: message, retryAfter: 1)
         case .image:
             self.init(status: .unprocessableContent, code: "bad_image", message: message)
         case .overloaded:
