@@ -158,16 +158,22 @@ extension ProcessingOptions {
         }
     }
 
-    /// `filename:name[:encoded]`: encoded names are base64url (any name), plain ones percent-encoded.
+    /// `filename:name[:encoded]`: encoded names are base64url (any name), plain ones percent-encoded; the name, as
+    /// decoded, at most `maxFilenameBytes` (it is sent in `Content-Disposition`).
     private mutating func applyFilename(_ args: OptionArguments) throws(ProcessingError) {
         try args.atMost(2)
         guard args.isGiven(0) else { filename = nil; return }
+        let name: String
         if args.flag(1) == true {
-            guard let name = SourceCoding.base64URLText(args.values[0]) else { throw args.bad(0, "base64url text") }
-            filename = name
+            guard let decoded = SourceCoding.base64URLText(args.values[0]) else { throw args.bad(0, "base64url text") }
+            name = decoded
         } else {
-            filename = args.values[0].removingPercentEncoding ?? args.values[0]
+            name = args.values[0].removingPercentEncoding ?? args.values[0]
         }
+        guard name.utf8.count <= Self.maxFilenameBytes else {
+            throw args.bad(0, "a name of at most \(Self.maxFilenameBytes) UTF-8 bytes once decoded (this one has \(name.utf8.count))")
+        }
+        filename = name
     }
 
     /// Presets expand in place; one already being expanded is skipped, as imgproxy does with recursion.
