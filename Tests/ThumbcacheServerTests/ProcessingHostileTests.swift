@@ -133,6 +133,16 @@ import ThumbcacheKit
         let atLimit = try await server.request(Self.path("w:40/fn:" + String(repeating: "a", count: 255), source))
         #expect(atLimit.status == 200)
         #expect(atLimit.header("Content-Disposition") == "inline; filename=\"\(String(repeating: "a", count: 255)).jpg\"")
+        // The other options that change no pixels reach no header: a long cache buster and an expiry change the
+        // URL only (the answer's fields are those of the URL without them, but for the per-answer timing).
+        let plain = try await server.request(Self.path("w:40", source))
+        let busted = try await server.request(Self.path("w:40/cb:\(String(repeating: "c", count: 4000))/exp:4102444800", source))
+        #expect(busted.status == 200 && busted.body == plain.body)
+        let fields = { (answer: ServerHarness.Answer) in
+            answer.headers.filter { !["Server-Timing", "Date", "X-Thumbcache", "Cache-Control"].contains($0.name) }.map { "\($0.name): \($0.value)" }
+        }
+        #expect(fields(busted) == fields(plain))
+        #expect(!busted.headers.contains { $0.value.contains("cccc") || $0.value.contains("4102444800") })
         // The source's own name, as long as a URL allows, is cut to the bound.
         let named = try await server.request(Self.path("w:40/att:1", origin.url("/\(longSegment).jpg")))
         #expect(named.status == 200)
