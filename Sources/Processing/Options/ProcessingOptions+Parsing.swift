@@ -163,6 +163,10 @@ extension ProcessingOptions {
     private mutating func applyFilename(_ args: OptionArguments) throws(ProcessingError) {
         try args.atMost(2)
         guard args.isGiven(0) else { filename = nil; return }
+        // A spelling decodes to at least a third of its bytes (`%XX` is one): a longer one is refused undecoded,
+        // as decoding it was most of the cost of refusing a 60 KB name.
+        let spelt = args.values[0].utf8.count
+        guard spelt <= 3 * Self.maxFilenameBytes else { throw filenameTooLong(args, bytes: "at least \(spelt / 3)") }
         let name: String
         if args.flag(1) == true {
             guard let decoded = SourceCoding.base64URLText(args.values[0]) else { throw args.bad(0, "base64url text") }
@@ -170,10 +174,12 @@ extension ProcessingOptions {
         } else {
             name = args.values[0].removingPercentEncoding ?? args.values[0]
         }
-        guard name.utf8.count <= Self.maxFilenameBytes else {
-            throw args.bad(0, "a name of at most \(Self.maxFilenameBytes) UTF-8 bytes once decoded (this one has \(name.utf8.count))")
-        }
+        guard name.utf8.count <= Self.maxFilenameBytes else { throw filenameTooLong(args, bytes: "\(name.utf8.count)") }
         filename = name
+    }
+
+    private func filenameTooLong(_ args: OptionArguments, bytes: String) -> ProcessingError {
+        args.bad(0, "a name of at most \(Self.maxFilenameBytes) UTF-8 bytes once decoded (this one has \(bytes))")
     }
 
     /// Presets expand in place; one already being expanded is skipped, as imgproxy does with recursion.
