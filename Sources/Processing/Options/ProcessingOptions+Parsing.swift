@@ -21,7 +21,8 @@ extension ProcessingOptions {
 
     /// One `name:arg:arg` segment.
     public mutating func apply(segment: String, presets: Presets = Presets()) throws(ProcessingError) {
-        let parts = segment.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+        // By bytes, as imgproxy splits: by Characters it was a third of the CPU of refusing a 60 KB option.
+        let parts = segment.utf8.split(separator: UInt8(ascii: ":"), omittingEmptySubsequences: false).map { String(Substring($0)) }
         try apply(name: parts[0], arguments: Array(parts.dropFirst()), presets: presets, chain: [])
     }
 
