@@ -8,8 +8,12 @@ import ThumbcacheServer
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
-        abstract: "Serve thumbnails over HTTP: GET|HEAD /<signature>/<size>/<fit>/<source>[.<format>].",
+        abstract: "Serve thumbnails over HTTP: GET|HEAD /<signature>/<size>/<fit>/<source>[.<format>], and imgproxy's processing URLs.",
         discussion: """
+            imgproxy's processing URLs are served too: GET|HEAD /<signature>/<option>:<args>/…/<source>, signed the \
+            same way; their grammar, options, presets and errors are in docs/serve.md#processing-urls-imgproxys-grammar.
+
+            Short grammar: \
             <source> is the source URL as base64url without padding; <size> the longest side (contain) or the \
             square's side (cover), 1 to --max-size; <fit> contain or cover; .<format> jpeg, png, webp or avif. \
             Without .<format> the request's Accept chooses (answered with Vary: Accept): avif if it names \
@@ -36,7 +40,9 @@ struct ServeCommand: AsyncParsableCommand {
             Authorization: Bearer <--admin-token>, and /demo with --demo. --cache-key-ignore-query X-Amz-* makes \
             presigned URLs of one object share one entry (the parameters are still sent to the origin). SIGTERM or SIGINT: stop accepting, \
             finish requests in flight within --shutdown-timeout, close the cache, exit 0. Exit codes: 0 stopped; \
-            8 cache directory error; 64 usage (or a configuration refused, e.g. a public bind without --key).
+            8 cache directory error; 64 usage (or a configuration refused, e.g. a public bind without --key, or flags \
+            that conflict: the same --port and --metrics-port, --min-ttl over --max-ttl, --variant-disk-size over \
+            --max-disk-size, --only-presets without a --preset).
             """
     )
 

@@ -87,4 +87,29 @@ import Testing
             #expect(try ProcessingOptions(parsing: one).canonical != ProcessingOptions(parsing: other).canonical, "\(one) \(other)")
         }
     }
+
+    /// Issue 33: `fn` reaches `Content-Disposition`, so its length is bounded as decoded, however it is spelt (plain,
+    /// percent-encoded, base64url, in a preset); an empty argument still resets it.
+    @Test func aFilenameIsBoundedInBytes() throws {
+        let limit = ProcessingOptions.maxFilenameBytes
+        #expect(limit == 255)
+        let atLimit = String(repeating: "é", count: 127) + "x"
+        let base64 = { (text: String) in
+            Data(text.utf8).base64EncodedString().replacingOccurrences(of: "+", with: "-")
+                .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        }
+        #expect(try ProcessingOptions(parsing: "fn:\(base64(atLimit)):1").filename == atLimit)
+        #expect(try ProcessingOptions(parsing: "fn:" + String(repeating: "a", count: 255)).filename?.utf8.count == 255)
+        for list in ["fn:" + String(repeating: "a", count: 256), "fn:" + String(repeating: "%C3%A9", count: 128),
+                     "fn:\(base64(atLimit + "y")):1", "fn:" + String(repeating: "é", count: 10_000)] {
+            do {
+                _ = try ProcessingOptions(parsing: list)
+                Issue.record("\(list.prefix(40)) was accepted")
+            } catch let ProcessingError.badArgument(option, _, expected) {
+                #expect(option == "fn" && expected.contains("at most 255 UTF-8 bytes"), "\(expected)")
+            }
+        }
+        #expect(try ProcessingOptions(parsing: "fn:x/fn:").filename == nil)
+        #expect(throws: ProcessingError.self) { try Presets(definitions: ["long=fn:" + String(repeating: "a", count: 300)]) }
+    }
 }

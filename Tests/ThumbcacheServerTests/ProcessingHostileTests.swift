@@ -100,11 +100,88 @@ import ThumbcacheKit
         let percent = try await server.request(Self.path("w:40/fn:a%0D%0AX-Injected%3A%201/att:1", source))
         #expect(percent.status == 200 && percent.header("X-Injected") == nil)
         #expect(percent.header("Content-Disposition")?.hasPrefix("attachment; filename=\"aX-Injected: 1.jpg\"") == true)
-        let long = String(repeating: "é", count: 1500)
+        let long = String(repeating: "é", count: 127) + "x"  // 255 bytes, the most a name may have
         let longAnswer = try await server.request(Self.path("w:40/fn:\(Base64URL.encode(long)):1", source))
         let value = longAnswer.header("Content-Disposition") ?? ""
-        #expect(longAnswer.status == 200 && value.contains(String(repeating: "_", count: 1500)))
+        #expect(longAnswer.status == 200 && value.contains(String(repeating: "_", count: 127) + "x.jpg"))
         #expect(!value.contains("\r") && !value.contains("\n"))
+        await server.stop()
+        await origin.stop()
+    }
+
+    /// Issue 33: what a URL puts into a header is bounded, and refused beyond the bound by name before anything is
+    /// fetched; a name from the source (no `fn`) is cut to the same bound instead, the source being no option.
+    @Test func whatAURLPutsIntoAHeaderIsBounded() async throws {
+        let origin = try await TestOrigin()
+        origin.image("/a.jpg", Fixtures.jpeg)
+        let longSegment = String(repeating: "n", count: 2000)
+        origin.image("/\(longSegment).jpg", Fixtures.jpeg)
+        let server = try await ServerHarness()
+        let source = origin.url("/a.jpg")
+        let over = String(repeating: "é", count: 128)  // 256 bytes
+        for options in ["w:40/fn:\(Base64URL.encode(over)):1", "w:40/fn:" + String(repeating: "%C3%A9", count: 128),
+                        "w:40/fn:" + String(repeating: "a", count: 256) + "/att:1",
+                        // The issue's: 10,000 non-ASCII characters, a 60 KB path, was a 70 KB header on every hit.
+                        "w:40/fn:" + String(repeating: "%C3%A9", count: 10_000)] {
+            let answer = try await server.request(Self.path(options, source))
+            #expect(answer.status == 400 && answer.json["error"] == "bad_argument", "\(options.prefix(60)): \(answer.json)")
+            let message = answer.json["message"] ?? ""
+            #expect(message.contains("option fn") && message.contains("255 UTF-8 bytes"), "\(message)")
+            #expect(answer.header("Content-Disposition") == nil)
+        }
+        #expect(origin.count("/a.jpg") == 0, "refused before the source is fetched")
+        let atLimit = try await server.request(Self.path("w:40/fn:" + String(repeating: "a", count: 255), source))
+        #expect(atLimit.status == 200)
+        #expect(atLimit.header("Content-Disposition") == "inline; filename=\"\(String(repeating: "a", count: 255)).jpg\"")
+        // The other options that change no pixels reach no header: a long cache buster and an expiry change the
+        // URL only (the answer's fields are those of the URL without them, but for the per-answer timing).
+        let plain = try await server.request(Self.path("w:40", source))
+        let busted = try await server.request(Self.path("w:40/cb:\(String(repeating: "c", count: 4000))/exp:4102444800", source))
+        #expect(busted.status == 200 && busted.body == plain.body)
+        let fields = { (answer: ServerHarness.Answer) in
+            answer.headers.filter { !["Server-Timing", "Date", "X-Thumbcache", "Cache-Control"].contains($0.name) }.map { "\($0.name): \($0.value)" }
+        }
+        #expect(fields(busted) == fields(plain))
+        #expect(!busted.headers.contains { $0.value.contains("cccc") || $0.value.contains("4102444800") })
+        // The source's own name, as long as a URL allows, is cut to the bound.
+        let named = try await server.request(Self.path("w:40/att:1", origin.url("/\(longSegment).jpg")))
+        #expect(named.status == 200)
+        #expect(named.header("Content-Disposition") == "attachment; filename=\"\(String(repeating: "n", count: 255)).jpg\"")
+        await server.stop()
+        await origin.stop()
+    }
+
+    /// Issue 33: a hit's answer does no work that grows with the URL. The `Content-Disposition` of a path is built
+    /// once per format it is answered in, and every later answer reuses it: memory hits from the bytes and by the
+    /// router (`Connection: close`), and disk hits after the memory cache is emptied.
+    @Test func aPathsDispositionIsBuiltOncePerFormat() async throws {
+        let origin = try await TestOrigin()
+        origin.image("/a.jpg", Fixtures.jpeg)
+        let server = try await ServerHarness()
+        let name = String(repeating: "é", count: 100) + "-x"
+        let path = Self.path("w:40/fn:\(Base64URL.encode(name)):1", origin.url("/a.jpg"))
+        let expected = "inline; filename=\"\(String(repeating: "_", count: 100))-x.jpg\"; filename*=UTF-8''"
+            + String(repeating: "%C3%A9", count: 100) + "-x.jpg"
+        let first = try await server.request(path)
+        #expect(first.status == 200 && first.header("Content-Disposition") == expected)
+        let fromBytes = server.hitsFromBytes, byRouter = server.hitsByRouter
+        for _ in 0..<5 {
+            #expect(try await server.request(path).header("Content-Disposition") == expected)
+            #expect(try await server.request(path, headers: [("Connection", "close")]).header("Content-Disposition") == expected)
+        }
+        #expect(server.hitsFromBytes - fromBytes == 5 && server.hitsByRouter - byRouter == 5, "both ways of answering a hit")
+        server.endpoints.pipeline.memory.removeAll()
+        let disk = try await server.request(path)
+        #expect(disk.header("X-Thumbcache") == "disk" && disk.header("Content-Disposition") == expected)
+        // A negotiated path: one value per format it is answered in.
+        let negotiated = Self.path("w:40/att:1", origin.url("/a.jpg"))
+        for accept in ["image/webp", "image/jpeg", "image/webp", "image/jpeg"] {
+            let answer = try await server.request(negotiated, headers: [("Accept", accept)])
+            #expect(answer.header("Content-Disposition") == "attachment; filename=\"a.\(accept == "image/webp" ? "webp" : "jpg")\"")
+        }
+        let check = try server.endpoints.checks.check(target: path, accept: nil)
+        #expect(check.disposition?.builds == 1, "one format, built once for 12 answers")
+        #expect(try server.endpoints.checks.check(target: negotiated, accept: nil).disposition?.builds == 2)
         await server.stop()
         await origin.stop()
     }

@@ -50,6 +50,47 @@ struct ServeConfigurationTests {
         #expect(run.status == 8, "past the configuration, to the cache directory: \(run.stderr)")
     }
 
+    /// Issue 33: flags that cannot hold together are a usage error naming both, before anything binds a port
+    /// (the same --port and --metrics-port printed "serving on" and then exited 1), given as flags or variables.
+    /// (arguments, variables, what the message must name.)
+    static let conflicts: [([String], [String: String], [String])] = [
+        (["--port", "9311", "--metrics-port", "9311"], [:], ["--port", "--metrics-port", "9311"]),
+        ([], ["THUMBCACHE_PORT": "9312", "THUMBCACHE_METRICS_PORT": "9312"], ["--port", "--metrics-port", "9312"]),
+        (["--metrics-port", "8080"], [:], ["--port", "--metrics-port", "8080"]),  // the default port
+        (["--port", "9313"], ["THUMBCACHE_METRICS_PORT": "9313"], ["--port", "--metrics-port"]),
+        (["--min-ttl", "600", "--max-ttl", "60"], [:], ["--min-ttl", "--max-ttl"]),
+        ([], ["THUMBCACHE_MIN_TTL": "600", "THUMBCACHE_MAX_TTL": "60"], ["--min-ttl", "--max-ttl"]),
+        (["--variant-disk-size", "2GB", "--max-disk-size", "1GB"], [:], ["--variant-disk-size", "--max-disk-size"]),
+        (["--only-presets"], [:], ["--only-presets", "--preset"]),
+        ([], ["THUMBCACHE_ONLY_PRESETS": "1"], ["--only-presets", "--preset"]),
+    ]
+
+    @Test(arguments: conflicts)
+    func conflictingFlagsAreAUsageError(_ arguments: [String], _ environment: [String: String], _ named: [String]) throws {
+        let run = try Self.run(arguments, environment)
+        #expect(run.status == 64, "\(arguments) \(environment): \(run.status) \(run.stderr)")
+        for word in named { #expect(run.stderr.contains(word), "\(word) in: \(run.stderr)") }
+        #expect(!run.stderr.contains("serving on"), "refused before anything binds: \(run.stderr)")
+    }
+
+    /// What looks like a conflict and is not: 0 picks a free port for each, distinct ports are fine, and presets
+    /// from the variable satisfy --only-presets.
+    @Test func pairsThatDoNotConflictAreAccepted() throws {
+        #expect(try Self.run(["--port", "0", "--metrics-port", "0"]).status == 8)
+        #expect(try Self.run(["--port", "9314", "--metrics-port", "9315"]).status == 8)
+        #expect(try Self.run(["--min-ttl", "60", "--max-ttl", "60"]).status == 8)
+        #expect(try Self.run(["--only-presets"], ["THUMBCACHE_PRESETS": "card=rs:fill:300:200"]).status == 8)
+    }
+
+    /// Issue 33: the help's first lines say that imgproxy's processing URLs are served, and where they are described.
+    @Test func helpNamesProcessingURLsFirst() throws {
+        let run = try ServeProcess.run(["serve", "--help"])
+        #expect(run.status == 0)
+        let lines = String(decoding: run.stdout, as: UTF8.self).split(separator: "\n").prefix(6).joined(separator: " ")
+        #expect(lines.contains("imgproxy's processing URLs"), "\(lines)")
+        #expect(lines.contains("docs/serve.md#processing-urls-imgproxys-grammar"), "\(lines)")
+    }
+
     /// Rotated keys: `--key`/`--salt` repeated in pairs, or comma lists in the variables; a salt count that does
     /// not match, a bad key and a bad preset are usage errors naming what to fix.
     @Test func keyPairsAndPresetsAreCheckedAtStart() throws {

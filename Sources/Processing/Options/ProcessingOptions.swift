@@ -40,6 +40,9 @@ public struct ProcessingOptions: Sendable, Hashable {
     /// Unix time after which the URL is refused (`checkNotExpired(now:)`).
     public var expires: Int64?
     public var filename: String?
+    /// The longest `filename` a URL may give, in UTF-8 bytes: what file systems allow a name (NAME_MAX), so any
+    /// longer one would be cut where it is saved, and a bound on what a URL puts into a header.
+    public static let maxFilenameBytes = 255
     public var returnAttachment = false
     /// The presets applied, in order (the `default` preset included).
     public var usedPresets: [String] = []

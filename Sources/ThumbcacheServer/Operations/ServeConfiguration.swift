@@ -113,6 +113,11 @@ public struct ServeConfiguration: Sendable {
         if !Self.ports.contains(port) || !(metricsPort.map { Self.ports.contains($0) } ?? true) {
             return "--port and --metrics-port must be \(Self.ports.lowerBound)-\(Self.ports.upperBound)"
         }
+        // Both on one address: the second bind would fail after the first was announced (0 picks two free ports).
+        if let metricsPort, metricsPort != 0, metricsPort == port {
+            return "--port and --metrics-port (THUMBCACHE_PORT, THUMBCACHE_METRICS_PORT) are both \(port): give /metrics "
+                + "a port of its own, or leave --metrics-port out to serve /metrics on --port"
+        }
         if !Self.ttls.contains(minTTL) || !Self.ttls.contains(maxTTL) || maxTTL < minTTL {
             return "--min-ttl and --max-ttl must be \(Self.ttls.lowerBound)-\(Self.ttls.upperBound), --min-ttl at most --max-ttl"
         }
@@ -126,6 +131,10 @@ public struct ServeConfiguration: Sendable {
             return "--allow-source \(prefix): must be an http or https URL prefix"
         }
         if adminToken?.isEmpty == true { return "--admin-token must not be empty" }
+        if onlyPresets && presets.isEmpty {
+            return "--only-presets without any --preset (or THUMBCACHE_PRESETS) would refuse every processing URL: "
+                + "define presets with --preset NAME=OPTIONS, or leave --only-presets out"
+        }
         if demo && !allowLoopbackSources && !Self.isLoopback(host) {
             // The demo fetches its samples from this server over loopback, which opens loopback sources.
             return "--demo opens loopback sources (it fetches its samples from this server): bind it to 127.0.0.1, "

@@ -47,9 +47,10 @@ final class PreparedHeads: Sendable {
     /// Heads of the ways this path was last answered: negotiation can give one path several formats, and a
     /// thumbnail that goes in and out of the memory cache is answered from memory and from disk in turn.
     private let heads = Locked<[Head]>([])  // not `Mutex`: ThreadSanitizer cannot see it on Linux (`Locked`)
-    private static let kept = 4
+    static let kept = 4
     /// Roughly what the kept heads hold at most: a head's halves are allocated at 384 and 128 bytes, and a
-    /// thumbnail answer's fields (about 300 bytes, all of bounded length) grow the second to 256 at most.
+    /// thumbnail answer's fields (about 300 bytes, all of bounded length) grow the second to 256 at most; a
+    /// `Content-Disposition` is counted with the path's `PreparedDisposition`.
     static let maximumBytes = kept * 640
 
     /// This second's head for `facts`, made with `make` when there is none yet.

@@ -164,7 +164,7 @@ public final class ThumbcacheEndpoints: Sendable {
     }
 
     /// The head of the unconditional answer to `result` this second, cut around `Server-Timing`.
-    private func preparedHead(_ result: ThumbnailResult, facts: PreparedHeads.Facts, disposition: ContentDisposition?,
+    private func preparedHead(_ result: ThumbnailResult, facts: PreparedHeads.Facts, disposition: PreparedDisposition?,
                               second: Int, date: String, allocator: ByteBufferAllocator) -> PreparedHeads.Head? {
         let answer = responder.answer(for: result, requestHeaders: [:], negotiated: facts.negotiated,
                                       disposition: disposition, elapsed: .zero, second: second)

@@ -14,8 +14,9 @@ struct ThumbnailCheck: Sendable {
     let format: ImageFormat?
     /// The format came from `Accept`, so the answer varies on it.
     let negotiated: Bool
-    /// `Content-Disposition` as the processing options ask for it (`fn`, `att`); nil: none is sent.
-    let disposition: ContentDisposition?
+    /// `Content-Disposition` as the processing options ask for it (`fn`, `att`), built once per format; nil: none
+    /// is sent.
+    let disposition: PreparedDisposition?
     /// The path's memory-hit heads, kept with the path's check.
     let heads: PreparedHeads
     /// The path as the access log writes it (`AccessLog.loggedPath`).
@@ -32,7 +33,8 @@ final class ThumbnailChecks: Sendable {
     private let maxSize: Int
     private let presets: Presets
     private let onlyPresets: Bool
-    /// Each remembered path is counted with the most its prepared heads can hold: at most about 40 MiB in all.
+    /// Each remembered path is counted with the most its prepared heads and `Content-Disposition` values can hold:
+    /// at most about 40 MiB in all.
     private let known = MemoryCache<String, Checked>(limits: .init(totalCost: 40 << 20, count: 10_000))
 
     private struct Checked: Sendable {
@@ -43,7 +45,7 @@ final class ThumbnailChecks: Sendable {
         /// `raw` answers the original whatever `Accept` says.
         let negotiates: Bool
         let expires: Int64?
-        let disposition: ContentDisposition?
+        let disposition: PreparedDisposition?
         let heads = PreparedHeads()
         let loggedPath: AccessLog.LoggedPath
     }
@@ -63,7 +65,8 @@ final class ThumbnailChecks: Sendable {
             checked = remembered
         } else {
             checked = try check(path)
-            known.set(checked, forKey: path, cost: path.utf8.count * 2 + PreparedHeads.maximumBytes)
+            known.set(checked, forKey: path, cost: path.utf8.count * 2 + PreparedHeads.maximumBytes
+                      + (checked.disposition == nil ? 0 : PreparedDisposition.maximumBytes))
         }
         // imgproxy: 0 or less never expires.
         if let expires = checked.expires, expires > 0, expires < now { throw ServeError(ProcessingError.expired(at: expires)) }
@@ -98,7 +101,8 @@ final class ThumbnailChecks: Sendable {
             }
             let options = parsed.options
             let disposition = options.filename != nil || options.returnAttachment
-                ? ContentDisposition(filename: options.filename, attachment: options.returnAttachment, source: parsed.source)
+                ? PreparedDisposition(ContentDisposition(filename: options.filename, attachment: options.returnAttachment,
+                                                         source: parsed.source))
                 : nil
             return Checked(rendition: .processed(CanonicalOptions(options)), source: try ThumbcacheEndpoints.source(parsed.source),
                            format: options.format, negotiates: options.format == nil && !options.raw,

@@ -18,7 +18,7 @@ struct ThumbnailResponder: Sendable {
     /// 304 too); a URL with an extension answers the same to every client and sends no `Vary`. `second`: now, in
     /// whole seconds since 1970, the clock of the `Date` field the answer is sent with.
     func answer(for result: ThumbnailResult, requestHeaders: HTTPFields, negotiated: Bool,
-                disposition: ContentDisposition? = nil, elapsed: Duration, second: Int = Int(time(nil))) -> ServerAnswer {
+                disposition: PreparedDisposition? = nil, elapsed: Duration, second: Int = Int(time(nil))) -> ServerAnswer {
         let etag = "\"" + (result.contentDigest ?? SHA256Digest.hex(bytes: result.data)).prefix(32) + "\""
         var headers: HTTPFields = [
             .eTag: etag,
