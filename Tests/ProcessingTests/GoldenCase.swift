@@ -41,7 +41,7 @@ struct GoldenCase: Sendable, CustomStringConvertible {
         .options("dpr2", "rs:fit:48:48/dpr:2"),
         .options("blur-sharpen", "rs:fit:100:100/bl:2/sh:1"),
         .options("pad-bg", "rs:fit:90:90/pd:10/bg:ff0000"),
-        .options("rotate-extend", "rs:fit:96:96/rt:90/ex:1/g:soea"),
+        .options("rotate-extend", "rs:fit:96:96/rot:90/ex:1/g:soea"),
     ]
 
     /// Committed with the repository (Tests/ImageDecodeTests/Fixtures), so a clone without the corpus still checks these.
