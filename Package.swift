@@ -71,7 +71,7 @@ let package = Package(
         // Crypto checks the fixture URLs' imgproxy signatures (already built for ThumbcacheKit).
         .testTarget(name: "ProcessingTests", dependencies: [
             "Processing", .product(name: "Crypto", package: "swift-crypto"),
-        ], exclude: ["Fixtures"]),
+        ], exclude: ["Fixtures", "Golden"]),
         // The caching pipeline: fetch (HTTP cache semantics) → decode → resize → encode → store.
         .target(name: "ThumbcacheKit", dependencies: [
             "DiskLru", "ImageDecode", "Processing",
