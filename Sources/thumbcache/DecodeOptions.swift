@@ -20,8 +20,14 @@ struct DecodeOptions: ParsableArguments {
     @Option(help: maxDecodeMemoryHelp, transform: { try ByteCount(parsing: $0) })
     var maxDecodeMemory: ByteCount = defaultMaxDecodeMemory
 
+    @Option(help: ArgumentHelp(
+        "With --options: most arithmetic the blur, sharpen, pixelate and smart gravity may cost, in operations (default: \(RenderLimits.defaultMaxEffectWork)); over it, exit 64.",
+        valueName: "operations"))
+    var maxEffectWork: Int = RenderLimits.defaultMaxEffectWork
+
     func validate() throws {
         guard maxPixels >= 1 else { throw ValidationError("--max-pixels must be at least 1") }
+        guard maxEffectWork >= 1 else { throw ValidationError("--max-effect-work must be at least 1") }
     }
 
     /// The per-decode limit as an Int (ByteCount allows up to Int64.max, which is Int.max here).
@@ -30,5 +36,6 @@ struct DecodeOptions: ParsableArguments {
     func apply(to configuration: inout PipelineConfiguration) {
         configuration.maxPixels = maxPixels
         configuration.maxDecodeMemory = decodeMemory
+        configuration.maxEffectWork = maxEffectWork
     }
 }

@@ -79,6 +79,11 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp(EnvironmentFallback.help("Largest <size> accepted, and the longest side a processed image may have after dpr, zoom, extend and padding (default: 2048).", flag: "max-size")))
     var maxSize: Int?
 
+    @Option(help: ArgumentHelp(EnvironmentFallback.help(
+        "Most arithmetic one processed image's blur, sharpen, pixelate and smart gravity may cost, estimated from the source's header; over it the URL is a 400 too_costly naming the option (default: \(RenderLimits.defaultMaxEffectWork), about 7 s of one core for a blur on our benchmark machine).",
+        flag: "max-effect-work"), valueName: "operations"))
+    var maxEffectWork: Int?
+
     @Option(help: ArgumentHelp(EnvironmentFallback.help("Smallest max-age sent, seconds (default: 60).", flag: "min-ttl")))
     var minTtl: Int?
 
@@ -171,6 +176,9 @@ struct ServeCommand: AsyncParsableCommand {
         }
         fetch.apply(to: &pipelineConfiguration)
         pipelineConfiguration.formatQuality = try encode.qualities()
+        if let work = try EnvironmentFallback.value(maxEffectWork, flag: "max-effect-work", in: 1...Int.max) {
+            pipelineConfiguration.maxEffectWork = work
+        }
         if let size = try EnvironmentFallback.given(memoryCacheSize, flag: "memory-cache-size") {
             let bytes: ByteCount
             do { bytes = try ByteCount(parsing: size.value) } catch { throw size.failure("--memory-cache-size must be a size: \(error)") }

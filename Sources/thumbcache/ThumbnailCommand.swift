@@ -91,7 +91,8 @@ struct ThumbnailCommand: ParsableCommand {
                 // Read as it decodes: memory follows the thumbnail, not the size of the file.
                 thumbnail = try processing.map { options throws(ImageDecodeError) in
                     try Self.processed(.file(input), options: options, asked: request.format,
-                                       quality: { quality ?? qualities[$0] }, request: request)
+                                       quality: { quality ?? qualities[$0] }, request: request,
+                                       maxEffectWork: decode.maxEffectWork)
                 } ?? thumbnailer.makeThumbnail(from: .file(input), request)
             } catch {
                 refused = true
@@ -117,10 +118,13 @@ struct ThumbnailCommand: ParsableCommand {
 
     /// The image `serve` renders for these options, planned from the file's header (one planner, one renderer).
     static func processed(_ input: EncodedImage, options: ProcessingOptions, asked: ImageFormat?, quality: (ImageFormat) -> Int,
-                          request: ThumbnailRequest) throws(ImageDecodeError) -> Thumbnail {
+                          request: ThumbnailRequest, maxEffectWork: Int) throws(ImageDecodeError) -> Thumbnail {
         let info = try ImageDecoder.probe(input)
         let plan: ProcessingPlan
-        do { plan = try options.plan(for: info, maxResultSide: ThumbnailRequest.maxSize) } catch {
+        do {
+            plan = try options.plan(for: info, maxResultSide: ThumbnailRequest.maxSize)
+            try options.checkEffectWork(of: plan, channels: info.hasAlpha ? 4 : 3, limit: maxEffectWork)
+        } catch {
             throw .invalidRequest(error.description)
         }
         return try options.render(input, plan: plan, sourceInfo: info, format: options.outputFormat(asked: asked, source: info.format),

@@ -1,7 +1,7 @@
 /// What one render may cost: refused from the header, before pixel memory exists.
 public struct RenderLimits: Sendable, Hashable {
-    /// About 4 s of one core of this project's 2-core benchmark machine for the filters' loops
-    /// (docs/benchmarks.md, "Effect work"): `bl:10` on a 2000×2000 result passes, `bl:100` on 1500×1500 does not.
+    /// About 7 s of one core of this project's 2-core benchmark machine for a blur (docs/benchmarks.md, "Effect
+    /// work": 0.5–0.6 G operations a second): `bl:100` on a 1000×1000 result passes, on 1500×1500 it does not.
     public static let defaultMaxEffectWork = 4_000_000_000
 
     /// Sources with more pixels than this are refused (`ImageDecodeError.tooLarge`).
