@@ -40,8 +40,10 @@ import ThumbcacheKit
         let metrics = String(decoding: try await server.request("/metrics").body, as: UTF8.self)
         let gauge = metrics.split(separator: "\n").first { $0.hasPrefix("thumbcache_renders_cancelled ") }
         #expect(gauge.flatMap { Double($0.split(separator: " ").last ?? "") } == Double(pipeline.rendersCancelled), "\(String(describing: gauge))")
-        // The download is kept though no render finished: the source is on disk for the next request.
-        #expect(try pipeline.info(for: ImageSource(source)) != nil)
+        // The download is kept though no render finished: the source is on disk for the next request (stored by the
+        // cancelled render's task once its worker is free: waited for, a hang guard).
+        let image = try ImageSource(source)
+        #expect(await CancellationTests.eventually(within: 120) { (try? pipeline.info(for: image)) != nil })
         #expect(origin.count("/a.jpg") == 1)
         await server.stop()
         await origin.stop()
