@@ -21,7 +21,7 @@ struct DecodeOptions: ParsableArguments {
     var maxDecodeMemory: ByteCount = defaultMaxDecodeMemory
 
     @Option(help: ArgumentHelp(
-        "With --options: most arithmetic the blur, sharpen, pixelate and smart gravity may cost, in operations (default: \(RenderLimits.defaultMaxEffectWork)); over it, exit 64.",
+        "With --options: most arithmetic the blur, sharpen, pixelate and smart gravity may cost, in operations (default: \(RenderLimits.defaultMaxEffectWork)); over it the image is refused (get: exit 64).",
         valueName: "operations"))
     var maxEffectWork: Int = RenderLimits.defaultMaxEffectWork
 

@@ -15,34 +15,40 @@ import ThumbcacheKit
     @Test func rendersWhoseRequestsTimedOutStopAndFreeTheirWorker() async throws {
         let origin = try await TestOrigin()
         origin.image("/a.jpg", Fixtures.jpeg)
-        // The deadline leaves a loopback download of a 5 KB fixture (milliseconds, a debug build under load) ample
-        // time to reach the render, so the first request's render runs when its deadline passes.
-        let server = try await ServerHarness(configure: { $0.timeout = .seconds(10); $0.workers = 1; $0.maxSize = 4096 },
+        // The first render is started through the server's own pipeline and seen running before any request is
+        // sent, so neither the 504s nor its cancellation depend on how fast a busy machine reaches the render.
+        let server = try await ServerHarness(configure: { $0.timeout = .seconds(1); $0.workers = 1; $0.maxSize = 4096 },
                                              pipeline: { $0.maxEffectWork = .max; $0.maxDecodeMemory = 1 << 30 })
         let source = origin.url("/a.jpg")
-        // Minutes of CPU each unless cancelled (as ThumbcacheKitTests.RenderCancellationTests.endless); the second waits for the worker.
+        let limiter = server.endpoints.limiter
+        let pipeline = server.endpoints.pipeline
+        // Minutes of CPU each unless cancelled (as ThumbcacheKitTests.RenderCancellationTests.endless).
+        let options = [100, 99].map { "rs:fit:3000:3000/el:1/bl:\($0)/sh:100" }
+        let first = try ProcessingOptions(parsing: options[0]), image = try ImageSource(source)
+        let direct = Task { try await pipeline.processed(for: image, options: first) }
+        #expect(await CancellationTests.eventually(within: 600) { limiter.load.running == 1 })
+        // One request shares the running render, the other waits for the worker behind it: both pass their deadline.
         let answers = try await withThrowingTaskGroup(of: ServerHarness.Answer.self) { group in
-            for sigma in [100, 99] {
-                group.addTask { try await server.request(Self.path("rs:fit:3000:3000/el:1/bl:\(sigma)/sh:100", source)) }
+            for list in options {
+                group.addTask { try await server.request(Self.path(list, source)) }
             }
             return try await group.reduce(into: []) { $0.append($1) }
         }
+        direct.cancel()
+        await #expect(throws: (any Error).self) { try await direct.value }
         #expect(answers.map(\.status) == [504, 504], "\(answers.map(\.json))")
-        let limiter = server.endpoints.limiter
         #expect(await CancellationTests.eventually(within: 600) {
             let load = limiter.load
             return load.running == 0 && load.queued == 0 && load.promised == 0
         }, "\(limiter.load)")
-        // The running render was cancelled (the queued one left its queue, or was handed the worker just as it was
-        // cancelled, and never ran): neither could end otherwise within the guard, with minutes of CPU each.
-        let pipeline = server.endpoints.pipeline
+        // The running render was cancelled once its last waiter left (the queued one left its queue at its deadline,
+        // never having run): it could not end otherwise within the guard, with minutes of CPU.
         #expect((1...2).contains(pipeline.rendersCancelled), "\(pipeline.rendersCancelled) of \(limiter.rendersStarted)")
         let metrics = String(decoding: try await server.request("/metrics").body, as: UTF8.self)
         let gauge = metrics.split(separator: "\n").first { $0.hasPrefix("thumbcache_renders_cancelled ") }
         #expect(gauge.flatMap { Double($0.split(separator: " ").last ?? "") } == Double(pipeline.rendersCancelled), "\(String(describing: gauge))")
         // The download is kept though no render finished: the source is on disk for the next request (stored by the
         // cancelled render's task once its worker is free: waited for, a hang guard).
-        let image = try ImageSource(source)
         #expect(await CancellationTests.eventually(within: 120) { (try? pipeline.info(for: image)) != nil })
         #expect(origin.count("/a.jpg") == 1)
         await server.stop()

@@ -33,7 +33,6 @@ public struct PlanRenderer: Sendable {
             image = image.cropped(x: plan.resultCrop.x, y: plan.resultCrop.y,
                                   width: plan.resultCrop.width, height: plan.resultCrop.height)
         }
-        try cancellation.check()
         image = try effects.applyFilters(to: image, cancellation: cancellation)
         try cancellation.check()
         image = CanvasPlacement.place(image, onWidth: plan.resultWidth, height: plan.resultHeight,
@@ -75,8 +74,7 @@ public struct PlanRenderer: Sendable {
     private func resolveOnSource(_ detection: ProcessingPlan.Detection, plan: ProcessingPlan, reader: RegionReader,
                                  effects: RenderEffects) throws(ImageDecodeError) -> ProcessingPlan {
         let scale = min(1, plan.scaleX, plan.scaleY)
-        let width = max(1, Int((Double(plan.sourceWidth) * scale).rounded()))
-        let height = max(1, Int((Double(plan.sourceHeight) * scale).rounded()))
+        let (width, height) = Self.sourceSearchSize(plan)
         let whole = RegionReader.Reading(region: .init(x: 0, y: 0, width: Double(plan.sourceWidth), height: Double(plan.sourceHeight)),
                                          width: width, height: height)
         _ = try reader.checkedWorkingMemory(whole, plan: plan, extra: Self.outputMemory(plan, effects))
@@ -87,6 +85,13 @@ public struct PlanRenderer: Sendable {
         let origin = SmartCrop.origin(Self.strategy(detection.gravity), in: image, width: cropWidth, height: cropHeight)
         return plan.resolvingDetection(focusX: Self.focus(origin.x, min(cropWidth, width), width),
                                        focusY: Self.focus(origin.y, min(cropHeight, height), height))
+    }
+
+    /// The size a detector on the `crop` option's own gravity searches: the whole source at the plan's scale, never
+    /// above the source's (`RenderWork` costs the same search).
+    static func sourceSearchSize(_ plan: ProcessingPlan) -> (width: Int, height: Int) {
+        let scale = min(1, plan.scaleX, plan.scaleY)
+        return (max(1, Int((Double(plan.sourceWidth) * scale).rounded())), max(1, Int((Double(plan.sourceHeight) * scale).rounded())))
     }
 
     /// The fraction `resolvingDetection` centres on to put a crop of `size` at `origin` (it centres with

@@ -19,7 +19,7 @@ public final class RenderCancellation: Sendable {
     }
 
     /// Throws `ImageDecodeError.cancelled` once `cancel` was called.
-    func check() throws(ImageDecodeError) {
+    public func check() throws(ImageDecodeError) {
         if isCancelled { throw .cancelled }
     }
 }

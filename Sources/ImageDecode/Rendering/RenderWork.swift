@@ -41,10 +41,9 @@ package struct RenderWork: Sendable, Equatable {
             // The `crop` option's own gravity searches the whole source at the plan's scale; a detecting result
             // gravity then searches the scaled image as well, once the crop is placed (`PlanRenderer.render`).
             let resultSearch = plan.scaledWidth * plan.scaledHeight
+            let sourceSearch = PlanRenderer.sourceSearchSize(plan)
             let searched = detection.stage == .sourceCrop
-                ? Int((Double(plan.sourceWidth) * min(1, plan.scaleX, plan.scaleY)).rounded(.up))
-                    * Int((Double(plan.sourceHeight) * min(1, plan.scaleX, plan.scaleY)).rounded(.up))
-                    + (plan.geometry.gravity.needsDetection ? resultSearch : 0)
+                ? sourceSearch.width * sourceSearch.height + (plan.geometry.gravity.needsDetection ? resultSearch : 0)
                 : resultSearch
             self.detection = searched * Self.detectionPerPixel
         }

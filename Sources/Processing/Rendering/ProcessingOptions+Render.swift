@@ -31,11 +31,11 @@ extension ProcessingOptions {
                        convertToSRGB: Bool = true, cancellation: RenderCancellation? = nil) throws(ImageDecodeError) -> Thumbnail {
         let image = try PlanRenderer().render(from: input, plan: plan, effects: renderEffects, autoRotate: autoRotate,
                                               limits: limits, convertToSRGB: convertToSRGB, cancellation: cancellation)
-        if cancellation?.isCancelled == true { throw .cancelled }
+        try cancellation?.check()
         var encoded = (data: try encodeSettings(for: format, default: defaultQuality).encode(image).data, format: format)
         if let fallback {
             let answer = try FormatFallback.answer(encoded.data, as: format, fallback: fallback) { () throws(ImageDecodeError) in
-                if cancellation?.isCancelled == true { throw .cancelled }
+                try cancellation?.check()
                 return try encodeSettings(for: fallback, default: defaultQuality).encode(image).data
             }
             encoded = (answer.data, answer.format)
