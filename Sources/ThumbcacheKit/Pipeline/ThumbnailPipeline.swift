@@ -33,18 +33,18 @@ public final class ThumbnailPipeline: Sendable {
     let origins = Coalescer<String, Origin>()
     let renders = Coalescer<String, ThumbnailResult>()
     let unstored = UnstoredOriginals()
-    private let httpFetcher = Locked<HTTPFetcher?>(nil)
+    let httpFetcher = Locked<HTTPFetcher?>(nil)
     let sessionStats = Locked(CacheStats())
     private let cancelledRenders = Atomic(0)
     private let statsURL: URL
     /// `downloads/`, beside `entries/`, so storing a download stays on one filesystem.
-    private let downloads: URL
+    let downloads: URL
     /// This process's folder in `downloads/` for files in flight (`FetchedOriginal`), made at the first download.
-    private let downloadFolder = Locked<DownloadFolder?>(nil)
-    private let staleIfError: StaleIfError
+    let downloadFolder = Locked<DownloadFolder?>(nil)
+    let staleIfError: StaleIfError
     /// A shared cache's freshness reads `s-maxage` (`CacheRole`).
-    private var shared: Bool { configuration.cacheRole.isShared }
-    private let trustRoots: [NIOSSLCertificate]
+    var shared: Bool { configuration.cacheRole.isShared }
+    let trustRoots: [NIOSSLCertificate]
 
     /// The state of a source once the origin question is settled.
     struct Origin: Sendable {
@@ -184,23 +184,6 @@ public final class ThumbnailPipeline: Sendable {
         }
     }
 
-    /// The origin question for `source` settled once for all its concurrent callers (`origins`): a download
-    /// held unstored, the stored entry (fresh, or revalidated), or a new download.
-    func settledOrigin(_ source: ImageSource, key: String, policy: FetchPolicy) async throws -> Origin {
-        try await origins.value(for: "\(key)|\(policy.rawValue)") {
-            // Downloaded by an earlier flight and not stored yet: that download, not another one.
-            if policy != .refresh, let held = self.unstored.origin(for: key),
-               policy == .offline || Freshness(metadata: held.metadata, now: Date(), shared: self.shared).isFresh {
-                return held
-            }
-            let started = ContinuousClock.now
-            var origin = try await self.resolveOrigin(source, key: key, policy: policy)
-            origin.fetchDuration = started.duration(to: .now)
-            self.unstored.hold(origin, for: key)
-            return origin
-        }
-    }
-
     /// A request's failure as the `PipelineError` it throws.
     static func pipelineError(_ error: any Error, source: ImageSource) -> PipelineError {
         if let error = error as? PipelineError { return error }
@@ -322,145 +305,6 @@ public final class ThumbnailPipeline: Sendable {
             return fetcher
         }
         await fetcher?.shutdown()
-    }
-
-    // MARK: - Origin
-
-    func resolveOrigin(_ source: ImageSource, key: String, policy: FetchPolicy) async throws(PipelineError) -> Origin {
-        var stored = try store.entry(forKey: key)
-        if let damaged = stored, !damaged.originalIsIntact {
-            // Shorter than recorded, or not a readable file: it would fail every new size (and a 304 would keep
-            // it), so the entry goes and the source is fetched whole.
-            damaged.snapshot.close()
-            removeEntry(key)
-            stored = nil
-        }
-        if let stored {
-            let now = Date()
-            let freshness = Freshness(metadata: stored.metadata, now: now, shared: shared)
-            if policy == .offline || (policy == .normal && freshness.isFresh) {
-                return Origin(metadata: stored.metadata, servedFrom: .disk, downloaded: nil, downloadedBytes: 0, entry: stored,
-                              freshUntil: now.addingTimeInterval(freshness.remaining))
-            }
-        } else if policy == .offline {
-            throw .offlineMiss(url: source.normalized)
-        }
-        let conditional = stored.map { Validators.conditionalHeaders(for: $0.metadata) } ?? []
-        // Before any byte is fetched: a server that could not render what comes back refuses now.
-        let admission = try configuration.renderGate.admit()
-        do {
-            var origin = try await ask(source, stored: stored, key: key, policy: policy, conditional: conditional)
-            origin.admission = admission
-            return origin
-        } catch {
-            admission?.release()
-            throw error
-        }
-    }
-
-    /// The origin's answer for `source` (its body, a 304, or the stored copy standing in for a failure).
-    private func ask(_ source: ImageSource, stored: ThumbnailStore.Entry?, key: String, policy: FetchPolicy,
-                     conditional: [(String, String)]) async throws(PipelineError) -> Origin {
-        let outcome: FetchOutcome
-        do {
-            outcome = try await fetch(source, conditional: conditional)
-        } catch {
-            // `--refresh` asked for the origin's answer, so only a normal get may fall back to the stale copy.
-            guard let stored, policy == .normal,
-                  let serve = staleIfError.serve(stored.metadata, after: error, now: Date()) else { throw error }
-            return Origin(metadata: stored.metadata, servedFrom: .stale, downloaded: nil, downloadedBytes: 0,
-                          entry: stored, staleBecause: serve)
-        }
-        switch outcome {
-        case .notModified(let headers, let requestTime, let responseTime, let setsCookie):
-            guard let stored else { throw .network(url: source.normalized, reason: "304 Not Modified to an unconditional request") }
-            var metadata = stored.metadata
-            metadata.headers.merge(headers) { _, new in new }
-            (metadata.requestTime, metadata.responseTime) = (requestTime.timeIntervalSince1970, responseTime.timeIntervalSince1970)
-            if let refusal = Storability.refusal(metadata.headers, setsCookie: setsCookie, role: configuration.cacheRole) {
-                removeEntry(key)
-                return Origin(metadata: metadata, servedFrom: .revalidated, downloaded: nil, downloadedBytes: 0,
-                              uncacheable: refusal, entry: stored)
-            }
-            try store.updateMetadata(key: key, metadata)
-            return Origin(metadata: metadata, servedFrom: .revalidated, downloaded: nil, downloadedBytes: 0, entry: stored)
-
-        case .body(let original, let headers, let requestTime, let responseTime, let setsCookie):
-            sessionStats.withLock { $0.bytesDownloaded += Int64(original.byteCount) }
-            let info: ImageInfo
-            do { info = try thumbnailer.probe(original.image) } catch { throw .image(url: source.normalized, error) }
-            var metadata = CacheMetadata(
-                url: source.normalized, headers: headers, requestTime: requestTime, responseTime: responseTime,
-                original: .init(format: info.format.rawValue, width: info.orientedWidth, height: info.orientedHeight,
-                                bytes: original.byteCount, alpha: info.hasAlpha, digest: try original.digest()))
-            let uncacheable = Storability.refusal(headers, setsCookie: setsCookie, role: configuration.cacheRole)
-            let storable = uncacheable == nil
-            if let stored {
-                // The same bytes again (e.g. the origin ignored our validators): keep the stored thumbnails.
-                if storable, (try? stored.hasOriginal(equalTo: original)) == true {
-                    metadata.thumbnails = stored.metadata.thumbnails
-                    try store.updateMetadata(key: key, metadata)
-                    return Origin(metadata: metadata, servedFrom: .network, downloaded: nil, downloadedBytes: original.byteCount,
-                                  entry: stored)
-                }
-                // A new original: the old entry, thumbnails included, is outdated (and must go if no-store), and so
-                // is every rendition of it in memory, fresh or not.
-                if !storable { removeEntry(key) }
-                removeFromMemory(key)
-            }
-            return Origin(metadata: metadata, servedFrom: .network, downloaded: original, downloadedBytes: original.byteCount,
-                          uncacheable: uncacheable, entry: nil)
-        }
-    }
-
-    private func fetch(_ source: ImageSource, conditional: [(String, String)]) async throws(PipelineError) -> FetchOutcome {
-        switch source.kind {
-        case .file:
-            return try FileFetcher(maxBytes: configuration.maxDownloadSize, policy: configuration.sourcePolicy)
-                .fetch(source.location, conditional: conditional)
-        case .http:
-            guard let location = source.http else { throw .invalidSource(source.normalized, "not a valid http(s) URL") }
-            return try await http().fetch(location, conditional: conditional)
-        }
-    }
-
-    /// The HTTP client starts its event loop threads, so it is only created once a download is needed:
-    /// a disk hit never pays for it.
-    private func http() throws(PipelineError) -> HTTPFetcher {
-        let folder = try downloadFolder.withLock { (folder: inout DownloadFolder?) -> Result<URL, PipelineError> in
-            if let folder { return .success(folder.url) }
-            return Result { () throws(PipelineError) in try DownloadFolder(in: downloads) }.map { created in
-                folder = created
-                return created.url
-            }
-        }.get()
-        return httpFetcher.withLock { fetcher in
-            if let fetcher { return fetcher }
-            let created = HTTPFetcher(limits: .init(
-                maxBytes: configuration.maxDownloadSize, connectTimeout: TimeAmount(configuration.connectTimeout),
-                readTimeout: TimeAmount(configuration.readTimeout), totalTimeout: TimeAmount(configuration.totalTimeout),
-                maxRedirects: configuration.maxRedirects, connectionsPerHost: configuration.maxConnectionsPerHost),
-                payload: .image(downloads: folder), trustRoots: trustRoots,
-                policy: configuration.sourcePolicy, resolver: configuration.hostResolver)
-            fetcher = created
-            return created
-        }
-    }
-
-    private static func loadTrustRoots(_ paths: [String]) throws(PipelineError) -> [NIOSSLCertificate] {
-        var roots: [NIOSSLCertificate] = []
-        for path in paths {
-            guard FileManager.default.isReadableFile(atPath: path) else {
-                throw .trustedCAFile(path: path, reason: "no such readable file")
-            }
-            let certificates: [NIOSSLCertificate]
-            do { certificates = try NIOSSLCertificate.fromPEMFile(path) } catch {
-                throw .trustedCAFile(path: path, reason: "not PEM certificates (\(error))")
-            }
-            guard !certificates.isEmpty else { throw .trustedCAFile(path: path, reason: "no certificate in it") }
-            roots += certificates
-        }
-        return roots
     }
 
     // MARK: - Thumbnails
