@@ -16,7 +16,7 @@ struct FetchOptions: ParsableArguments {
     var caFiles: [String] = []
 
     func apply(to configuration: inout PipelineConfiguration) {
-        configuration.maxDownloadSize = Int(maxDownloadSize.bytes)
+        configuration.fetchLimits.maxDownloadBytes = Int(maxDownloadSize.bytes)
         configuration.trustedCAFiles = caFiles
     }
 }

@@ -124,7 +124,7 @@ struct WarmCommand: AsyncParsableCommand {
             // Each thumbnail is asked for once: a large memory cache would only grow the footprint.
             configuration.memoryLimits = .init(totalCost: 4 << 20, count: 256)
             // A list from one origin: each URL in flight gets a connection, none waits behind a slow one.
-            configuration.maxConnectionsPerHost = max(configuration.maxConnectionsPerHost, concurrency)
+            configuration.fetchLimits.maxConnectionsPerHost = max(configuration.fetchLimits.maxConnectionsPerHost, concurrency)
         }
         let warmer = CacheWarmer(pipeline: pipeline, sizes: try parsedSizes(), concurrency: concurrency)
         try await warmAndReport(urls, reportFile: reportFile, afterRun: { await pipeline.close() }) {

@@ -149,7 +149,7 @@ extension DataCacheTests {
     @Test func aBodyOverTheDownloadLimitFails() async throws {
         server.route("/large.json") { _ in Fixture.json(Fixture.body()) }
         var configuration = Fixture.loopback
-        configuration.maxDownloadBytes = 10
+        configuration.fetchLimits.maxDownloadBytes = 10
         let cache = DataCache<ProfileOwner>(maxCount: 20, configuration: configuration)
         let (value, outcome) = await cache.fetchData(for: Fixture.owner("user-large", server, "/large.json"))
         #expect(value == nil)

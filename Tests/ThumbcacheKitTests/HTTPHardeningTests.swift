@@ -42,7 +42,7 @@ import Testing
         // 100 bytes every 500 ms: the read timeout never fires, and the whole body would take 29 s, where the
         // deadline is 1 s (without a deadline over the body, this get succeeds after 29 s).
         server.route("/drip.jpg") { _ in .trickle(body: Fixtures.jpeg, chunk: 100, delay: .milliseconds(500)) }
-        let harness = try PipelineHarness { $0.totalTimeout = .seconds(1) }
+        let harness = try PipelineHarness { $0.fetchLimits.totalTimeout = .seconds(1) }
         let error = await Self.failure(harness.pipeline, server.url("/drip.jpg"))
         // No early return: the harness must be closed on every path (an unclosed HTTP client traps in its deinit).
         if case .timeout(_, let reason)? = error {
@@ -63,20 +63,20 @@ import Testing
         server.route("/page.jpg") { _ in .stream(head: Data("<!doctype html>".utf8), declaredLength: gigabyte, chunk: 64 << 10, delay: .milliseconds(10)) }
         server.route("/chunked.jpg") { _ in .stream(head: jpegHead, declaredLength: nil, chunk: 64 << 10, delay: .milliseconds(2)) }
         let harness = try PipelineHarness {
-            $0.totalTimeout = .seconds(1)
-            $0.maxDownloadSize = 2 * gigabyte  // over the declared length: only the deadline stops it
+            $0.fetchLimits.totalTimeout = .seconds(1)
+            $0.fetchLimits.maxDownloadBytes = 2 * gigabyte  // over the declared length: only the deadline stops it
         }
         let timedOut = await Self.failure(harness.pipeline, server.url("/endless.jpg"))
         #expect(timedOut?.description.contains("overall timeout") == true, "\(String(describing: timedOut))")
         // Refused by its first bytes: no deadline of 1 s here, which a busy machine could reach before those bytes
         // are read (the 60 s only bound a failing run; the stream never ends by itself).
         let sniffing = try PipelineHarness {
-            $0.totalTimeout = .seconds(60)
-            $0.maxDownloadSize = 2 * gigabyte
+            $0.fetchLimits.totalTimeout = .seconds(60)
+            $0.fetchLimits.maxDownloadBytes = 2 * gigabyte
         }
         let page = await Self.failure(sniffing.pipeline, server.url("/page.jpg"))
         if case .notAnImage? = page {} else { Issue.record("got \(String(describing: page))") }
-        let limited = try PipelineHarness { $0.maxDownloadSize = 1 << 20 }
+        let limited = try PipelineHarness { $0.fetchLimits.maxDownloadBytes = 1 << 20 }
         let tooLarge = await Self.failure(limited.pipeline, server.url("/chunked.jpg"))
         if case .downloadTooLarge? = tooLarge {} else { Issue.record("got \(String(describing: tooLarge))") }
         for path in ["/endless.jpg", "/page.jpg", "/chunked.jpg"] {

@@ -122,7 +122,7 @@ import Testing
         server.route("/html.jpg") { _ in .respond(status: 200, headers: [], body: Data("<html>".utf8) + Data(count: 9000)) }
         server.route("/cut.jpg") { _ in .cut(body: Fixtures.jpeg.prefix(3000), declaredLength: Fixtures.jpeg.count) }
         server.route("/corrupt.jpg") { _ in Self.image([], body: Fixtures.jpeg.prefix(4000)) }
-        let harness = try PipelineHarness { $0.maxDownloadSize = 400_000 }
+        let harness = try PipelineHarness { $0.fetchLimits.maxDownloadBytes = 400_000 }
         let source = try ImageSource(server.url("/big.jpg"))
         let result = try await harness.pipeline.thumbnail(for: source, size: 64)
         #expect(result.servedFrom == .network && result.bytesDownloaded == big.count)
@@ -295,7 +295,7 @@ import Testing
         server.route("/big.jpg") { _ in Self.image([], body: Fixtures.jpeg + Data(count: 20_000)) }
         server.route("/page.html") { _ in .respond(status: 200, headers: [("Content-Type", "image/jpeg")], body: Data("<!doctype html><p>hello".utf8)) }
         server.route("/cut.jpg") { _ in .cut(body: Fixtures.jpeg.prefix(2000), declaredLength: Fixtures.jpeg.count) }
-        let harness = try PipelineHarness { $0.maxDownloadSize = 10_000 }
+        let harness = try PipelineHarness { $0.fetchLimits.maxDownloadBytes = 10_000 }
         func failure(_ path: String) async -> PipelineError? { await Self.failure(harness.pipeline, server.url(path)) }
         let tooLarge = await failure("/big.jpg")
         guard case .downloadTooLarge(_, 10_000) = tooLarge else { Issue.record("got \(String(describing: tooLarge))"); return }
@@ -318,7 +318,7 @@ import Testing
 
     @Test func timeoutsAndRefusedConnectionsAreNetworkErrors() async throws {
         server.route("/stuck.jpg") { _ in .trickle(body: Fixtures.jpeg, chunk: 100, delay: .seconds(2)) }
-        let harness = try PipelineHarness { $0.readTimeout = .milliseconds(300) }
+        let harness = try PipelineHarness { $0.fetchLimits.readTimeout = .milliseconds(300) }
         let timeout = await Self.failure(harness.pipeline, server.url("/stuck.jpg"))
         #expect(timeout?.exitCode == 3)
         #expect(timeout?.description.contains("timed out") == true, "\(String(describing: timeout))")

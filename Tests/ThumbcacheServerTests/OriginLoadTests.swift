@@ -63,7 +63,7 @@ import ThumbcacheKit
         // passing while the steps below run (a minute, then 30 s, were not enough under ThreadSanitizer on a busy
         // machine) would give their places back.
         let server = try await ServerHarness(configure: { $0.workers = 1; $0.queue = 1; $0.timeout = .seconds(600) },
-                                             pipeline: { $0.readTimeout = .seconds(600); $0.totalTimeout = .seconds(600) })
+                                             pipeline: { $0.fetchLimits.readTimeout = .seconds(600); $0.fetchLimits.totalTimeout = .seconds(600) })
         let held = (0..<2).map { i in
             Task { try await server.request(server.path(origin.url("/held\(i).jpg"), size: 64)) }
         }
@@ -127,7 +127,7 @@ import ThumbcacheKit
         origin.image("/fast.jpg", Fixtures.jpeg)
         // Held by the latch, not a clock (see aRefusedMissCostsNoDownload).
         let server = try await ServerHarness(configure: { $0.workers = 2; $0.queue = 8; $0.timeout = .seconds(600) },
-                                             pipeline: { $0.readTimeout = .seconds(600); $0.totalTimeout = .seconds(600) })
+                                             pipeline: { $0.fetchLimits.readTimeout = .seconds(600); $0.fetchLimits.totalTimeout = .seconds(600) })
         let slow = (0..<8).map { i in
             Task { try await server.request(server.path(origin.url("/slow\(i).jpg"), size: 64)) }
         }

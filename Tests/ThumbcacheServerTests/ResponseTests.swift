@@ -105,7 +105,7 @@ import ThumbcacheKit
         // The default request deadline (60 s in the harness): a short one would turn a slow answer on a busy machine
         // into a 504; the slow origin's 504 is asked of a server of its own below.
         let server = try await ServerHarness(pipeline: {
-            $0.maxDownloadSize = 200_000
+            $0.fetchLimits.maxDownloadBytes = 200_000
             $0.maxPixels = 20_000  // the fixture has 33,823
         })
         let cases: [(String, Int, String)] = [
@@ -149,7 +149,7 @@ import ThumbcacheKit
     @Test func originTimeoutIs504() async throws {
         let origin = try await TestOrigin()
         origin.image("/slow.jpg", Fixtures.jpeg, delay: .seconds(3))
-        let server = try await ServerHarness(pipeline: { $0.totalTimeout = .seconds(1) })
+        let server = try await ServerHarness(pipeline: { $0.fetchLimits.totalTimeout = .seconds(1) })
         let answer = try await server.request(server.path(origin.url("/slow.jpg"), size: 64))
         #expect(answer.status == 504 && answer.json["error"] == "origin_timeout", "\(answer.json)")
         await server.stop()

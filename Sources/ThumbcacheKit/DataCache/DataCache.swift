@@ -25,7 +25,8 @@ public final class DataCache<Owner: CachedDataOwner>: Sendable {
     private let store: DataCacheStore?
     private let flights = Coalescer<String, Answer>()
     private let cost: (@Sendable (Value) -> Int)?
-    private let staleIfError: StaleIfError
+    private let strategy: CacheStrategy
+    private let fetchers: FetcherFactory
     private let state = Locked(State())
 
     /// A processed value in memory, with the response it came from and until when it may be used as is.
@@ -41,8 +42,6 @@ public final class DataCache<Owner: CachedDataOwner>: Sendable {
     }
 
     private struct State {
-        /// Made at the first fetch: a cache answering from memory or disk never starts HTTP clients.
-        var fetcher: HTTPFetcher?
         var closed = false
         var lastStoreError: DataCacheError?
     }
@@ -73,13 +72,15 @@ public final class DataCache<Owner: CachedDataOwner>: Sendable {
                              memoryPressure: configuration.memoryPressure)
         self.cost = cost
         self.store = store
-        staleIfError = StaleIfError(clientAllowance: configuration.staleIfError.map { $0 / .seconds(1) },
-                                    shared: configuration.cacheRole.isShared)
+        strategy = CacheStrategy(role: configuration.cacheRole, staleIfError: configuration.staleIfError,
+                                 lifetimeWhenUnstated: configuration.lifetimeWhenUnstated)
+        fetchers = FetcherFactory(limits: configuration.fetchLimits, policy: configuration.sourcePolicy,
+                                  resolver: configuration.hostResolver)
     }
 
     deinit {
         // AsyncHTTPClient traps on a client dropped before its shutdown (debug builds); the task keeps it till then.
-        if let fetcher = state.withLock({ $0.fetcher }) { Task { await fetcher.shutdown() } }
+        if let fetcher = fetchers.existing { Task { await fetcher.shutdown() } }
     }
 
     // MARK: - Public API
@@ -129,12 +130,8 @@ public final class DataCache<Owner: CachedDataOwner>: Sendable {
 
     /// Stops the HTTP clients and closes the disk tier (releasing its directory lock). Later calls fail `.closed`.
     public func close() async {
-        let fetcher = state.withLock { state in
-            state.closed = true
-            defer { state.fetcher = nil }
-            return state.fetcher
-        }
-        await fetcher?.shutdown()
+        state.withLock { $0.closed = true }
+        await fetchers.close()
         try? store?.cache.close()
         memory.removeAll()
     }
@@ -156,30 +153,29 @@ public final class DataCache<Owner: CachedDataOwner>: Sendable {
             if entry.freshUntil > now { return Answer(value: entry.value, outcome: .cached) }
             kept = (entry.value, entry.record)
         } else if let stored = loadStored(key), let value = process(stored.body, key: key) {
-            let until = freshUntil(stored.record, now: now)
-            remember(value, stored.record, freshUntil: until)
-            if until > now { return Answer(value: value, outcome: .cached) }
+            remember(value, stored.record, freshUntil: strategy.freshUntil(stored.record, now: now))
             kept = (value, stored.record)
         }
-        return try await ask(owner, key: key, kept: kept)
+        let decision = strategy.decide(kept?.record, policy: .normal, now: now)
+        if let kept, case .serveStored = decision { return Answer(value: kept.value, outcome: .cached) }
+        return try await ask(owner, key: key, kept: kept, conditional: decision.conditionalHeaders)
     }
 
     /// The origin's answer, given what is kept: a new body, a 304 for the kept value, or the kept value standing
     /// in for a failure.
-    private func ask(_ owner: Owner, key: String, kept: (value: Value, record: DataCacheRecord)?)
-        async throws(DataCacheError) -> Answer
+    private func ask(_ owner: Owner, key: String, kept: (value: Value, record: DataCacheRecord)?,
+                     conditional: [(String, String)]) async throws(DataCacheError) -> Answer
     {
         let location: HTTPLocation
         do { location = try HTTPLocation(owner.url.absoluteString) } catch {
             throw .invalidURL(key: key, url: owner.url.absoluteString, reason: error.reason)
         }
-        let conditional = kept.map { Validators.conditionalHeaders(for: $0.record.headers) } ?? []
-        let fetcher = try httpFetcher()
+        guard let fetcher = fetchers.fetcher(payload: .data(accept: configuration.accept)) else { throw .closed }
         let outcome: FetchOutcome
         do {
             outcome = try await fetcher.fetch(location, conditional: conditional)
         } catch {
-            if let kept, staleIfError.serve(kept.record.freshness(now: Date(), shared: shared), after: error) != nil {
+            if let kept, strategy.staleServe(kept.record, after: error, policy: .normal, now: Date()) != nil {
                 return Answer(value: kept.value, outcome: .cached)
             }
             throw DataCacheError(fetching: error, key: key)
@@ -189,12 +185,12 @@ public final class DataCache<Owner: CachedDataOwner>: Sendable {
             guard let kept else {
                 throw .badResponse(key: key, url: location.url, reason: "304 Not Modified to an unconditional request")
             }
-            let record = kept.record.revalidated(headers: headers, requestTime: requestTime, responseTime: responseTime)
-            if Storability.refusal(record.headers, setsCookie: setsCookie, role: configuration.cacheRole) != nil {
+            let record = strategy.merge(kept.record, notModified: headers, requestTime: requestTime, responseTime: responseTime)
+            if strategy.refusal(record.headers, setsCookie: setsCookie) != nil {
                 forget(key)
             } else {
                 noteStoreFailure { () throws(DiskLruError) in try store?.update(record) }
-                remember(kept.value, record, freshUntil: freshUntil(record, now: Date()))
+                remember(kept.value, record, freshUntil: strategy.freshUntil(record, now: Date()))
             }
             return Answer(value: kept.value, outcome: .cached)
 
@@ -206,7 +202,7 @@ public final class DataCache<Owner: CachedDataOwner>: Sendable {
                 forget(key)
                 throw .processDataFailed(key: key, url: location.url, error: error)
             }
-            guard let value, Storability.refusal(headers, setsCookie: setsCookie, role: configuration.cacheRole) == nil else {
+            guard let value, strategy.refusal(headers, setsCookie: setsCookie) == nil else {
                 forget(key)
                 return Answer(value: value, outcome: .fetched)
             }
@@ -214,24 +210,12 @@ public final class DataCache<Owner: CachedDataOwner>: Sendable {
                                          requestTime: requestTime.timeIntervalSince1970,
                                          responseTime: responseTime.timeIntervalSince1970, bytes: body.count)
             noteStoreFailure { () throws(DiskLruError) in try store?.save(record, body: body) }
-            remember(value, record, freshUntil: freshUntil(record, now: Date()))
+            remember(value, record, freshUntil: strategy.freshUntil(record, now: Date()))
             return Answer(value: value, outcome: .fetched)
         }
     }
 
     // MARK: - Helpers
-
-    private var shared: Bool { configuration.cacheRole.isShared }
-
-    /// Until when `record` may be used without asking the origin (the distant past: ask on every use).
-    private func freshUntil(_ record: DataCacheRecord, now: Date) -> Date {
-        let freshness = record.freshness(now: now, shared: shared)
-        if freshness.source == "none", !freshness.cacheControl.noCache, let unstated = configuration.lifetimeWhenUnstated {
-            let remaining = unstated / .seconds(1) - freshness.age
-            return remaining > 0 ? now.addingTimeInterval(min(remaining, Date.distantFuture.timeIntervalSince(now))) : .distantPast
-        }
-        return freshness.isFresh ? now.addingTimeInterval(freshness.remaining) : .distantPast
-    }
 
     private func remember(_ value: Value, _ record: DataCacheRecord, freshUntil: Date) {
         memory.set(Entry(value: value, record: record, freshUntil: freshUntil), forKey: record.key,
@@ -266,23 +250,5 @@ public final class DataCache<Owner: CachedDataOwner>: Sendable {
         do { try write() } catch {
             state.withLock { $0.lastStoreError = .disk(directory: store?.cache.directory.path ?? "", error) }
         }
-    }
-
-    private func httpFetcher() throws(DataCacheError) -> HTTPFetcher {
-        let fetcher = state.withLock { state -> HTTPFetcher? in
-            guard !state.closed else { return nil }
-            if let fetcher = state.fetcher { return fetcher }
-            let created = HTTPFetcher(
-                limits: .init(maxBytes: configuration.maxDownloadBytes, connectTimeout: TimeAmount(configuration.connectTimeout),
-                              readTimeout: TimeAmount(configuration.readTimeout),
-                              totalTimeout: TimeAmount(configuration.totalTimeout), maxRedirects: configuration.maxRedirects,
-                              connectionsPerHost: configuration.maxConnectionsPerHost),
-                payload: .data(accept: configuration.accept), policy: configuration.sourcePolicy,
-                resolver: configuration.hostResolver)
-            state.fetcher = created
-            return created
-        }
-        guard let fetcher else { throw .closed }
-        return fetcher
     }
 }

@@ -6,14 +6,9 @@ public struct DataCacheConfiguration: Sendable {
     /// addresses only (no loopback, private or link-local), the safe choice when URLs come from users. A local or
     /// internal origin (a test server on 127.0.0.1, a service on the LAN) must be allowed here explicitly.
     public var sourcePolicy = SourcePolicy(allowLoopback: false, allowPrivate: false)
-    /// Bodies are held in memory for `processData`: larger ones fail with `DataCacheError.tooLarge`.
-    public var maxDownloadBytes = 10_000_000
-    public var connectTimeout: Duration = .seconds(10)
-    public var readTimeout: Duration = .seconds(30)
-    /// Over the whole fetch: every redirect hop and the body.
-    public var totalTimeout: Duration = .seconds(60)
-    public var maxRedirects = 5
-    public var maxConnectionsPerHost = 16
+    /// Download size, timeouts, redirects and connections per origin (`FetchLimits.data` unless set). Bodies are
+    /// held in memory for `processData`: larger ones than `maxDownloadBytes` fail with `DataCacheError.tooLarge`.
+    public var fetchLimits = FetchLimits.data
     /// Sent as `Accept`.
     public var accept = "*/*"
     /// When revalidating a stale value fails with a network error or a 500, 502, 503 or 504, answer the stale value

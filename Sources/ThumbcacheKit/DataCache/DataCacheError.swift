@@ -13,7 +13,7 @@ public enum DataCacheError: Error, Sendable, CustomStringConvertible {
     case httpStatus(key: String, url: String, status: Int)
     /// The source policy refused the URL or an address it resolves or redirects to; no connection was made.
     case refused(key: String, url: String, reason: String)
-    /// The body is larger than `DataCacheConfiguration.maxDownloadBytes`.
+    /// The body is larger than `DataCacheConfiguration.fetchLimits.maxDownloadBytes`.
     case tooLarge(key: String, url: String, limit: Int)
     /// An answer that is no usable body: redirect loops or too many redirects, a 206, a content-coded body.
     case badResponse(key: String, url: String, reason: String)
@@ -40,7 +40,7 @@ public enum DataCacheError: Error, Sendable, CustomStringConvertible {
             "\(key): refused source \(url): \(reason); DataCacheConfiguration.sourcePolicy decides which origins may be "
                 + "fetched (allowLoopback and allowPrivate for a local or internal origin)"
         case .tooLarge(let key, let url, let limit):
-            "\(key): \(url) is larger than \(limit) bytes; raise DataCacheConfiguration.maxDownloadBytes to allow it"
+            "\(key): \(url) is larger than \(limit) bytes; raise DataCacheConfiguration.fetchLimits.maxDownloadBytes to allow it"
         case .badResponse(let key, let url, let reason): "\(key): \(url): \(reason)"
         case .processDataFailed(let key, let url, let error):
             "\(key): processData threw on the bytes of \(url) (\(error)); nothing was cached"

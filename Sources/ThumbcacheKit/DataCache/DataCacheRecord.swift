@@ -2,8 +2,8 @@ import Foundation
 
 /// Value 0 of a `DataCache` disk entry: whose bytes value 1 holds, fetched from where and when, with which caching
 /// headers. JSON, documented in docs/disk-layout.md. The memory tier keeps the same record beside each value, so
-/// both tiers judge freshness and revalidate alike.
-struct DataCacheRecord: Codable, Sendable, Equatable {
+/// both tiers judge freshness and revalidate alike (`CacheStrategy`, as for a thumbnail entry's `CacheMetadata`).
+struct DataCacheRecord: StoredResponse, Codable, Sendable, Equatable {
     static let currentVersion = 1
 
     var version = DataCacheRecord.currentVersion
@@ -18,18 +18,6 @@ struct DataCacheRecord: Codable, Sendable, Equatable {
     var responseTime: Double
     /// The length of value 1, the body as received.
     var bytes: Int
-
-    func freshness(now: Date, shared: Bool) -> Freshness {
-        Freshness(headers: headers, requestTime: requestTime, responseTime: responseTime, url: url, now: now, shared: shared)
-    }
-
-    /// The headers of a 304 merged in, and its times: what the revalidated response now says.
-    func revalidated(headers fresh: [String: String], requestTime: Date, responseTime: Date) -> DataCacheRecord {
-        var record = self
-        record.headers.merge(fresh) { _, new in new }
-        (record.requestTime, record.responseTime) = (requestTime.timeIntervalSince1970, responseTime.timeIntervalSince1970)
-        return record
-    }
 
     func encoded() -> Data {
         let encoder = JSONEncoder()

@@ -22,17 +22,8 @@ final class HTTPFetcher: Sendable {
         case data(accept: String)
     }
 
-    struct Limits: Sendable {
-        var maxBytes: Int
-        var connectTimeout: TimeAmount
-        var readTimeout: TimeAmount
-        var totalTimeout: TimeAmount
-        var maxRedirects: Int
-        var connectionsPerHost = 16
-    }
-
     private let clients: HTTPClientPool
-    private let limits: Limits
+    private let limits: FetchLimits
     private let payload: Payload
     private let policy: SourcePolicy
     /// nil: no address check, the HTTP client resolves names itself (Happy Eyeballs over every address).
@@ -40,7 +31,7 @@ final class HTTPFetcher: Sendable {
 
     /// `trustRoots` are trusted beside the system's certificate authorities. `resolver` replaces the system's
     /// (tests); given one, or with a policy that checks addresses, every connection is pinned to a checked address.
-    init(limits: Limits, payload: Payload, trustRoots: [NIOSSLCertificate] = [], policy: SourcePolicy = .unrestricted,
+    init(limits: FetchLimits, payload: Payload, trustRoots: [NIOSSLCertificate] = [], policy: SourcePolicy = .unrestricted,
          resolver: (any HostResolver)? = nil) {
         self.limits = limits
         self.payload = payload
@@ -48,7 +39,7 @@ final class HTTPFetcher: Sendable {
         self.resolver = resolver ?? (policy.checksAddresses ? SystemResolver() : nil)
         var configuration = HTTPClient.Configuration(
             redirectConfiguration: .disallow,
-            timeout: .init(connect: limits.connectTimeout, read: limits.readTimeout))
+            timeout: .init(connect: TimeAmount(limits.connectTimeout), read: TimeAmount(limits.readTimeout)))
         configuration.decompression = .disabled
         if !trustRoots.isEmpty {
             var tls = TLSConfiguration.makeClientConfiguration()
@@ -58,7 +49,7 @@ final class HTTPFetcher: Sendable {
         // AHC retries a refused connection with backoff until the connect timeout: 10 s of silence before
         // "connection refused". Fail at once instead, with the real reason.
         configuration.connectionPool.retryConnectionEstablishment = false
-        configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = max(1, limits.connectionsPerHost)
+        configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = max(1, limits.maxConnectionsPerHost)
         clients = HTTPClientPool(configuration: configuration)
     }
 
@@ -67,7 +58,7 @@ final class HTTPFetcher: Sendable {
     }
 
     func fetch(_ source: HTTPLocation, conditional: [(String, String)]) async throws(PipelineError) -> FetchOutcome {
-        let deadline = NIODeadline.now() + limits.totalTimeout
+        let deadline = NIODeadline.now() + TimeAmount(limits.totalTimeout)
         do {
             return try await Self.racing(deadline) { try await self.follow(source, conditional: conditional, deadline: deadline) }
         } catch let error as PipelineError {
@@ -86,7 +77,7 @@ final class HTTPFetcher: Sendable {
     }
 
     private var timeoutReason: String {
-        "the whole request took longer than the overall timeout of \(Self.seconds(limits.totalTimeout)) s"
+        "the whole request took longer than the overall timeout of \(Self.seconds(TimeAmount(limits.totalTimeout))) s"
     }
 
     private static func seconds(_ amount: TimeAmount) -> String {
@@ -240,8 +231,8 @@ final class HTTPFetcher: Sendable {
         guard (200..<300).contains(response.status.code) else {
             throw PipelineError.httpStatus(url: url, status: Int(response.status.code))
         }
-        if let declared = response.headers.first(name: "content-length").flatMap({ HTTPInteger.parse($0) }), declared > limits.maxBytes {
-            throw PipelineError.downloadTooLarge(url: url, limit: limits.maxBytes)
+        if let declared = response.headers.first(name: "content-length").flatMap({ HTTPInteger.parse($0) }), declared > limits.maxDownloadBytes {
+            throw PipelineError.downloadTooLarge(url: url, limit: limits.maxDownloadBytes)
         }
         let contentType = response.headers.first(name: "content-type")
         let encoding = response.headers.first(name: "content-encoding").flatMap { $0.lowercased() == "identity" ? nil : $0 }
@@ -264,8 +255,8 @@ final class HTTPFetcher: Sendable {
         let download = try DownloadFile(in: downloads)
         var sniffed = false
         for try await chunk in body {
-            guard download.byteCount + chunk.readableBytes <= limits.maxBytes else {
-                throw PipelineError.downloadTooLarge(url: url, limit: limits.maxBytes)
+            guard download.byteCount + chunk.readableBytes <= limits.maxDownloadBytes else {
+                throw PipelineError.downloadTooLarge(url: url, limit: limits.maxDownloadBytes)
             }
             try chunk.withUnsafeReadableBytes { bytes in try download.append(bytes) }
             // Refuse an HTML error page (or anything else) as soon as its first bytes arrive.
@@ -282,8 +273,8 @@ final class HTTPFetcher: Sendable {
     private func receiveData(_ body: HTTPClientResponse.Body, url: String) async throws -> FetchedOriginal {
         var data = Data()
         for try await chunk in body {
-            guard data.count + chunk.readableBytes <= limits.maxBytes else {
-                throw PipelineError.downloadTooLarge(url: url, limit: limits.maxBytes)
+            guard data.count + chunk.readableBytes <= limits.maxDownloadBytes else {
+                throw PipelineError.downloadTooLarge(url: url, limit: limits.maxDownloadBytes)
             }
             data.append(contentsOf: chunk.readableBytesView)
         }

@@ -17,9 +17,10 @@ public struct Freshness: Sendable, Equatable {
 
     /// Any stored response (a thumbnail entry's metadata, a `DataCache` record): its kept caching headers (names
     /// lower-cased), when it was requested and received (seconds since 1970), and its URL (a query rules out the
-    /// heuristic lifetime).
+    /// heuristic lifetime). `lifetimeWhenUnstated` (seconds) is the lifetime of a response that states none
+    /// (`DataCacheConfiguration.lifetimeWhenUnstated`); nil keeps HTTP's rule, no lifetime.
     public init(headers: [String: String], requestTime: Double, responseTime: Double, url: String, now: Date,
-                shared: Bool = false) {
+                shared: Bool = false, lifetimeWhenUnstated: TimeInterval? = nil) {
         cacheControl = CacheControl(parsing: headers["cache-control"].map { [$0] } ?? [])
         // Stored times are input too (a damaged or old metadata file): clamped, they keep every result finite.
         let requestTime = HTTPDate.clamped(requestTime)
@@ -51,6 +52,9 @@ public struct Freshness: Sendable, Equatable {
             // Heuristic (§4.2.2): 10% of the time since last modification, as OkHttp and browsers do.
             lifetime = max(0, ((served ?? responseTime) - lastModified) / 10)
             source = "heuristic"
+        } else if let lifetimeWhenUnstated {
+            lifetime = lifetimeWhenUnstated
+            source = "unstated"
         } else {
             lifetime = 0
             source = "none"
@@ -65,6 +69,14 @@ public struct Freshness: Sendable, Equatable {
     /// Seconds of freshness left (negative when stale).
     public var remaining: TimeInterval { lifetime - age }
 
+    /// Until when the response may be used without asking the origin, judged at `now`: the end of its freshness
+    /// while fresh (at most `Date.distantFuture`), else when it went stale, or `now` when `no-cache` makes every
+    /// use ask. The one rule for every `freshUntil` (memory entries, results, `DataCache` values).
+    public func freshUntil(now: Date) -> Date {
+        guard isFresh else { return now.addingTimeInterval(min(0, remaining)) }
+        return now.addingTimeInterval(min(remaining, Date.distantFuture.timeIntervalSince(now)))
+    }
+
     /// For a person: "fresh for 90 s (max-age)", "stale by 30 s (expires)", or, when `no-cache` makes every
     /// use revalidate whatever the lifetime says, "revalidated on every use (no-cache; by max-age it would be
     /// fresh for 90 s)". Whole seconds, never a negative count.
@@ -73,24 +85,5 @@ public struct Freshness: Sendable, Equatable {
         let lifetimeSays = remaining > 0 ? "fresh for \(seconds) s" : "stale by \(seconds) s"
         if cacheControl.noCache { return "revalidated on every use (no-cache; by \(source) it would be \(lifetimeSays))" }
         return "\(lifetimeSays) (\(source))"
-    }
-}
-
-/// The conditional request headers for revalidating a stored response (RFC 9110 §13.1).
-enum Validators {
-    static func conditionalHeaders(for metadata: CacheMetadata) -> [(String, String)] {
-        conditionalHeaders(for: metadata.headers)
-    }
-
-    /// From the kept caching headers of any stored response (names lower-cased).
-    static func conditionalHeaders(for stored: [String: String]) -> [(String, String)] {
-        var headers: [(String, String)] = []
-        if let etag = stored["etag"] { headers.append(("If-None-Match", etag)) }
-        if let lastModified = stored["last-modified"] { headers.append(("If-Modified-Since", lastModified)) }
-        return headers
-    }
-
-    static func hasValidators(_ metadata: CacheMetadata) -> Bool {
-        metadata.headers["etag"] != nil || metadata.headers["last-modified"] != nil
     }
 }

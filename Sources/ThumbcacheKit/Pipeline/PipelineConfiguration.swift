@@ -10,15 +10,8 @@ public struct PipelineConfiguration: Sendable {
     /// entries use whatever they leave (`SharedDiskBudget`). nil: a quarter. 0: processed images are kept in memory only
     /// (and the variants a run with a share left are deleted at start).
     public var maxVariantDiskSize: Int64?
-    public var maxDownloadSize = 50_000_000
-    public var connectTimeout: Duration = .seconds(10)
-    public var readTimeout: Duration = .seconds(30)
-    public var totalTimeout: Duration = .seconds(300)
-    public var maxRedirects = 5
-    /// Connections to one origin at once. A download beyond them waits for one to be free (up to
-    /// `totalTimeout`), so a server sizes this to the downloads it admits (`--workers` + `--queue`): slow
-    /// sources on one origin then never hold up the others.
-    public var maxConnectionsPerHost = 16
+    /// Download size, timeouts, redirects and connections per origin (`FetchLimits.originals` unless set).
+    public var fetchLimits = FetchLimits.originals
     public var ladder = SizeLadder.standard
     public var memoryLimits = MemoryCache<String, MemoryEntry>.Limits(totalCost: 64 << 20, count: 2000)
     /// Trims the memory cache while the system is short of memory (docs/library.md, "Memory pressure"): the

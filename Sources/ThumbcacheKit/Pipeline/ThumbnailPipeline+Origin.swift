@@ -1,6 +1,4 @@
 import Foundation
-import NIOCore
-import NIOSSL
 
 extension ThumbnailPipeline {
     // MARK: - Origin
@@ -10,8 +8,8 @@ extension ThumbnailPipeline {
     func settledOrigin(_ source: ImageSource, key: String, policy: FetchPolicy) async throws -> Origin {
         try await origins.value(for: "\(key)|\(policy.rawValue)") {
             // Downloaded by an earlier flight and not stored yet: that download, not another one.
-            if policy != .refresh, let held = self.unstored.origin(for: key),
-               policy == .offline || Freshness(metadata: held.metadata, now: Date(), shared: self.shared).isFresh {
+            if let held = self.unstored.origin(for: key),
+               case .serveStored = self.strategy.decide(held.metadata, policy: policy, now: Date()) {
                 return held
             }
             let started = ContinuousClock.now
@@ -31,17 +29,13 @@ extension ThumbnailPipeline {
             removeEntry(key)
             stored = nil
         }
-        if let stored {
-            let now = Date()
-            let freshness = Freshness(metadata: stored.metadata, now: now, shared: shared)
-            if policy == .offline || (policy == .normal && freshness.isFresh) {
-                return Origin(metadata: stored.metadata, servedFrom: .disk, downloaded: nil, downloadedBytes: 0, entry: stored,
-                              freshUntil: now.addingTimeInterval(freshness.remaining))
-            }
-        } else if policy == .offline {
-            throw .offlineMiss(url: source.normalized)
+        let decision = strategy.decide(stored?.metadata, policy: policy, now: Date())
+        if let stored, case .serveStored(let freshUntil) = decision {
+            return Origin(metadata: stored.metadata, servedFrom: .disk, downloaded: nil, downloadedBytes: 0, entry: stored,
+                          freshUntil: freshUntil)
         }
-        let conditional = stored.map { Validators.conditionalHeaders(for: $0.metadata) } ?? []
+        if case .offlineMiss = decision { throw .offlineMiss(url: source.normalized) }
+        let conditional = decision.conditionalHeaders
         // Before any byte is fetched: a server that could not render what comes back refuses now.
         let admission = try configuration.renderGate.admit()
         do {
@@ -61,19 +55,17 @@ extension ThumbnailPipeline {
         do {
             outcome = try await fetch(source, conditional: conditional)
         } catch {
-            // `--refresh` asked for the origin's answer, so only a normal get may fall back to the stale copy.
-            guard let stored, policy == .normal,
-                  let serve = staleIfError.serve(stored.metadata, after: error, now: Date()) else { throw error }
+            guard let stored, let serve = strategy.staleServe(stored.metadata, after: error, policy: policy, now: Date()) else {
+                throw error
+            }
             return Origin(metadata: stored.metadata, servedFrom: .stale, downloaded: nil, downloadedBytes: 0,
                           entry: stored, staleBecause: serve)
         }
         switch outcome {
         case .notModified(let headers, let requestTime, let responseTime, let setsCookie):
             guard let stored else { throw .network(url: source.normalized, reason: "304 Not Modified to an unconditional request") }
-            var metadata = stored.metadata
-            metadata.headers.merge(headers) { _, new in new }
-            (metadata.requestTime, metadata.responseTime) = (requestTime.timeIntervalSince1970, responseTime.timeIntervalSince1970)
-            if let refusal = Storability.refusal(metadata.headers, setsCookie: setsCookie, role: configuration.cacheRole) {
+            let metadata = strategy.merge(stored.metadata, notModified: headers, requestTime: requestTime, responseTime: responseTime)
+            if let refusal = strategy.refusal(metadata.headers, setsCookie: setsCookie) {
                 removeEntry(key)
                 return Origin(metadata: metadata, servedFrom: .revalidated, downloaded: nil, downloadedBytes: 0,
                               uncacheable: refusal, entry: stored)
@@ -89,7 +81,7 @@ extension ThumbnailPipeline {
                 url: source.normalized, headers: headers, requestTime: requestTime, responseTime: responseTime,
                 original: .init(format: info.format.rawValue, width: info.orientedWidth, height: info.orientedHeight,
                                 bytes: original.byteCount, alpha: info.hasAlpha, digest: try original.digest()))
-            let uncacheable = Storability.refusal(headers, setsCookie: setsCookie, role: configuration.cacheRole)
+            let uncacheable = strategy.refusal(headers, setsCookie: setsCookie)
             let storable = uncacheable == nil
             if let stored {
                 // The same bytes again (e.g. the origin ignored our validators): keep the stored thumbnails.
@@ -112,7 +104,7 @@ extension ThumbnailPipeline {
     private func fetch(_ source: ImageSource, conditional: [(String, String)]) async throws(PipelineError) -> FetchOutcome {
         switch source.kind {
         case .file:
-            return try FileFetcher(maxBytes: configuration.maxDownloadSize, policy: configuration.sourcePolicy)
+            return try FileFetcher(maxBytes: configuration.fetchLimits.maxDownloadBytes, policy: configuration.sourcePolicy)
                 .fetch(source.location, conditional: conditional)
         case .http:
             guard let location = source.http else { throw .invalidSource(source.normalized, "not a valid http(s) URL") }
@@ -130,32 +122,9 @@ extension ThumbnailPipeline {
                 return created.url
             }
         }.get()
-        return httpFetcher.withLock { fetcher in
-            if let fetcher { return fetcher }
-            let created = HTTPFetcher(limits: .init(
-                maxBytes: configuration.maxDownloadSize, connectTimeout: TimeAmount(configuration.connectTimeout),
-                readTimeout: TimeAmount(configuration.readTimeout), totalTimeout: TimeAmount(configuration.totalTimeout),
-                maxRedirects: configuration.maxRedirects, connectionsPerHost: configuration.maxConnectionsPerHost),
-                payload: .image(downloads: folder), trustRoots: trustRoots,
-                policy: configuration.sourcePolicy, resolver: configuration.hostResolver)
-            fetcher = created
-            return created
+        guard let fetcher = fetchers.fetcher(payload: .image(downloads: folder)) else {
+            throw .cancelled("the pipeline is closed")
         }
-    }
-
-    static func loadTrustRoots(_ paths: [String]) throws(PipelineError) -> [NIOSSLCertificate] {
-        var roots: [NIOSSLCertificate] = []
-        for path in paths {
-            guard FileManager.default.isReadableFile(atPath: path) else {
-                throw .trustedCAFile(path: path, reason: "no such readable file")
-            }
-            let certificates: [NIOSSLCertificate]
-            do { certificates = try NIOSSLCertificate.fromPEMFile(path) } catch {
-                throw .trustedCAFile(path: path, reason: "not PEM certificates (\(error))")
-            }
-            guard !certificates.isEmpty else { throw .trustedCAFile(path: path, reason: "no certificate in it") }
-            roots += certificates
-        }
-        return roots
+        return fetcher
     }
 }

@@ -20,12 +20,11 @@ extension ThumbnailPipeline {
                 }
                 unstored.release(key, fetchedAt: origin.metadata.responseTime)
             }
-            let freshness = Freshness(metadata: origin.metadata, now: Date(), shared: configuration.cacheRole.isShared)
             let headers = origin.metadata.headers
             return CachedOriginal(
                 data: data, contentType: "image/\(origin.metadata.original.format)",
                 headers: headers, servedFrom: origin.servedFrom, source: source.normalized, cacheKey: key,
-                freshUntil: origin.freshUntil ?? Date().addingTimeInterval(max(0, freshness.remaining)))
+                freshUntil: origin.freshUntil ?? strategy.freshUntil(origin.metadata, now: Date()))
         } catch {
             throw Self.pipelineError(error, source: source)
         }

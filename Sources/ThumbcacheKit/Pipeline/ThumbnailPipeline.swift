@@ -33,7 +33,6 @@ public final class ThumbnailPipeline: Sendable {
     let origins = Coalescer<String, Origin>()
     let renders = Coalescer<String, ThumbnailResult>()
     let unstored = UnstoredOriginals()
-    let httpFetcher = Locked<HTTPFetcher?>(nil)
     let sessionStats = Locked(CacheStats())
     private let cancelledRenders = Atomic(0)
     private let statsURL: URL
@@ -41,10 +40,11 @@ public final class ThumbnailPipeline: Sendable {
     let downloads: URL
     /// This process's folder in `downloads/` for files in flight (`FetchedOriginal`), made at the first download.
     let downloadFolder = Locked<DownloadFolder?>(nil)
-    let staleIfError: StaleIfError
+    /// The HTTP cache decisions (`CacheStrategy`), shared with `DataCache`.
+    let strategy: CacheStrategy
+    let fetchers: FetcherFactory
     /// A shared cache's freshness reads `s-maxage` (`CacheRole`).
     var shared: Bool { configuration.cacheRole.isShared }
-    let trustRoots: [NIOSSLCertificate]
 
     /// The state of a source once the origin question is settled.
     struct Origin: Sendable {
@@ -76,9 +76,10 @@ public final class ThumbnailPipeline: Sendable {
         let directory = CacheDirectory(url: configuration.cacheDirectory)
         statsURL = directory.stats
         downloads = directory.downloads
-        trustRoots = try Self.loadTrustRoots(configuration.trustedCAFiles)
-        staleIfError = StaleIfError(clientAllowance: configuration.staleIfError.map { $0 / .seconds(1) },
-                                    shared: configuration.cacheRole.isShared)
+        fetchers = FetcherFactory(limits: configuration.fetchLimits, policy: configuration.sourcePolicy,
+                                  resolver: configuration.hostResolver,
+                                  trustRoots: try FetcherFactory.trustRoots(from: configuration.trustedCAFiles))
+        strategy = CacheStrategy(role: configuration.cacheRole, staleIfError: configuration.staleIfError)
         if configuration.readOnly {
             _ = try CacheDirectory.inspect(directory.url)
         } else {
@@ -163,9 +164,10 @@ public final class ThumbnailPipeline: Sendable {
             if let known = origin.freshUntil {
                 freshUntil = known  // judged fresh (or served offline) in `resolveOrigin`
             } else {
-                let freshness = Freshness(metadata: origin.metadata, now: Date(), shared: shared)
+                let now = Date()
+                let freshness = strategy.freshness(origin.metadata, now: now)
                 // `no-cache`: revalidated before every use, so never a memory hit, and a server says so downstream.
-                freshUntil = Date().addingTimeInterval(freshness.isFresh ? freshness.remaining : min(0, freshness.remaining))
+                freshUntil = freshness.freshUntil(now: now)
                 result.revalidatesEveryUse = freshness.cacheControl.noCache
             }
             (result.freshUntil, result.fetchDuration) = (freshUntil, origin.fetchDuration)
@@ -300,11 +302,7 @@ public final class ThumbnailPipeline: Sendable {
         try? variants?.cache.close()
         unstored.removeAll()
         downloadFolder.withLock { $0 = nil }
-        let fetcher = httpFetcher.withLock { fetcher in
-            defer { fetcher = nil }
-            return fetcher
-        }
-        await fetcher?.shutdown()
+        await fetchers.shutdown()
     }
 
     // MARK: - Thumbnails

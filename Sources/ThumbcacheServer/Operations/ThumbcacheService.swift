@@ -32,7 +32,7 @@ public struct ThumbcacheService: Sendable {
         // `--max-size` bounds a processed image too, after dpr, zoom, enlarge, extend and padding.
         pipelineConfiguration.maxResultSide = configuration.maxSize
         // Every download the limiter admits has a connection of its own, whatever the others on its origin do.
-        pipelineConfiguration.maxConnectionsPerHost = max(pipelineConfiguration.maxConnectionsPerHost,
+        pipelineConfiguration.fetchLimits.maxConnectionsPerHost = max(pipelineConfiguration.fetchLimits.maxConnectionsPerHost,
                                                           configuration.workers + configuration.queue)
         // A long-running server owns its directory: one lock for its lifetime, not one per request.
         pipelineConfiguration.lockMode = .holdForLifetime
