@@ -44,7 +44,7 @@ public final class ThumbnailPipeline: Sendable {
     let strategy: CacheStrategy
     let fetchers: FetcherFactory
     /// A shared cache's freshness reads `s-maxage` (`CacheRole`).
-    var shared: Bool { configuration.cacheRole.isShared }
+    private var shared: Bool { configuration.cacheRole.isShared }
 
     /// The state of a source once the origin question is settled.
     struct Origin: Sendable {
