@@ -3,8 +3,8 @@ import Foundation
 /// RFC 5861 §4 stale-if-error: whether a stale stored response may stand in for an origin that failed.
 ///
 /// The allowance comes from the response's own `stale-if-error=N`, which the RFC lets override other freshness
-/// information, or from the client (`staleIfError` in `PipelineConfiguration` or `DataCacheConfiguration`), which never overrides the origin's
-/// `must-revalidate` or `no-cache` (RFC 9111 §4.2.4). Only failures of the origin count: a network error or a
+/// information, or from the client (`staleIfError` in `PipelineConfiguration` or `DataCacheConfiguration`), which
+/// never overrides the origin's `must-revalidate` or `no-cache` (RFC 9111 §4.2.4). Only failures of the origin count: a network error or a
 /// 500, 502, 503 or 504. A 404 or a body that is not an image is an answer, and surfaces.
 struct StaleIfError: Sendable {
     var clientAllowance: TimeInterval?

@@ -14,6 +14,6 @@ public struct CachedOriginal: Sendable {
     /// The normalised source URL and the DiskLru key it is stored under.
     public var source: String
     public var cacheKey: String
-    /// Until when the original is fresh.
+    /// Until when the original is fresh; once stale, when it went stale (`Freshness.freshUntil`).
     public var freshUntil: Date
 }
