@@ -105,14 +105,49 @@ import Testing
         server.shutdown()
     }
 
-    /// The fixture is 227×149: a 64 px rung scales it by 0.28, a 128 px one by 0.56.
-    @Test(arguments: [("w:60", 64), ("w:100", 128), ("rs:fill:50:50", 128), ("w:200", nil), ("w:100/el:1/dpr:3", nil)] as [(String, Int?)])
+    /// Issue 30 item 4: a lossy rung someone else asked for never stands in for a lossless or higher-quality
+    /// render. After a 128 px AVIF rung is stored, a PNG and a `q:100` JPEG are the bytes a cache without it
+    /// renders from the original; a default-quality JPEG is rendered from the rung (so its bytes differ).
+    @Test func aLossyRungNeverStandsInForALosslessOrBetterRender() async throws {
+        server.route("/q.jpg") { _ in .respond(status: 200, headers: [("Cache-Control", "max-age=3600")], body: Fixtures.jpeg) }
+        let source = try ImageSource(server.url("/q.jpg"))
+        let withRung = try PipelineHarness(), without = try PipelineHarness()
+        let rung = try await withRung.pipeline.thumbnail(for: source, size: 128, format: .avif)
+        #expect(rung.format == .avif && rung.bytesStored > 0)
+        for (list, fromOriginal) in [("w:60/f:png", true), ("w:60/f:jpg/q:100", true), ("w:60/f:jpg", false)] {
+            let options = try ProcessingOptions(parsing: list)
+            let made = try await withRung.pipeline.processed(for: source, options: options)
+            let reference = try await without.pipeline.processed(for: source, options: options)
+            #expect(made.rendered && reference.rendered && made.width == 60, "\(list)")
+            #expect((made.data == reference.data) == fromOriginal, "\(list): rendered from the \(fromOriginal ? "original" : "rung")")
+        }
+        #expect(server.requestCount("/q.jpg") == 2)
+        await withRung.close()
+        await without.close()
+        server.shutdown()
+    }
+
+    /// The fixture is 227×149: a 64 px rung scales it by 0.28, a 128 px one by 0.56. The rungs are JPEG at the
+    /// default quality: they stand in for JPEG and WebP at or below their default quality, never for a PNG or a
+    /// higher quality (`StandIn`).
+    @Test(arguments: [("w:60", 64), ("w:100", 128), ("rs:fill:50:50", 128), ("w:200", nil), ("w:100/el:1/dpr:3", nil),
+                      ("w:60/q:100", nil), ("w:60/f:png", nil), ("w:60/f:webp", 64), ("w:60/fq:jpeg:95", nil),
+                      ("w:60/fq:jpeg:50", 64)] as [(String, Int?)])
     func theSmallestRungThatCoversIsTheInput(_ list: String, _ expected: Int?) async throws {
         let harness = try PipelineHarness()
         let original = CacheMetadata.Original(format: "jpeg", width: 227, height: 149, bytes: 1, digest: "d")
-        let rung = try harness.pipeline.smallestCoveringRung(try ProcessingOptions(parsing: list), original: original,
-                                                             stored: [64, 128], url: "test")
-        #expect(rung == expected, "\(list)")
+        let options = try ProcessingOptions(parsing: list)
+        let format = options.outputFormat(asked: nil, source: .jpeg)
+        let qualities = harness.pipeline.configuration.formatQuality
+        let output = StandIn.Output(format: format, quality: options.quality(for: format, default: { qualities[$0] }))
+        let stored = [64, 128].map { CacheMetadata.StoredSize(size: $0, parts: [.init(format: "jpeg", bytes: 100)]) }
+        let standIn = try harness.pipeline.standIn(options, output: output, original: original, stored: stored, url: "test")
+        #expect(standIn?.size == expected, "\(list)")
+        #expect(standIn.map { $0.format == .jpeg } ?? true)
+        // A lossless rung stands in for any output it covers in pixels.
+        let png = [64, 128].map { CacheMetadata.StoredSize(size: $0, parts: [.init(format: "png", bytes: 100)]) }
+        let lossless = try harness.pipeline.standIn(options, output: output, original: original, stored: png, url: "test")
+        #expect(lossless?.size == (list.hasPrefix("w:60") ? 64 : expected), "\(list) from PNG rungs")
         await harness.close()
     }
 }

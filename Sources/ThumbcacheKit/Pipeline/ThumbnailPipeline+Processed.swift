@@ -150,28 +150,31 @@ extension ThumbnailPipeline {
             return found
         }
 
-        // The input: a stored ladder thumbnail when one covers the region the plan reads at the scale it needs
-        // (it is upright and sRGB, so only when the options orient the source), else the original.
+        // The input: a stored ladder thumbnail when one covers the plan (`StandIn`; it is upright and sRGB, so only
+        // when the options orient the source), else the original.
+        let chosen = options.outputFormat(asked: format, source: sourceFormat)
+        let qualities = configuration.formatQuality
+        // Negotiated: what the request answers without `Accept`, when smaller (`FormatFallback`).
+        let fallback = negotiated ? options.outputFormat(asked: nil, source: sourceFormat) : nil
         let input: EncodedImage
         var inputIsOriginal = false
         var storedOriginal: StoredOriginal?  // owns the descriptor behind `input`
+        let output = StandIn.Output(format: chosen, fallback: fallback,
+                                    quality: options.quality(for: chosen, default: { qualities[$0] }))
         if options.autoRotate, let entry = origin.entry,
-           let rung = try smallestCoveringRung(options, original: entry.metadata.original, stored: Set(entry.metadata.variants), url: url),
-           let data = try store.anyVariant(rung, of: entry) {
+           let standIn = try standIn(options, output: output, original: entry.metadata.original,
+                                     stored: entry.metadata.thumbnails, url: url),
+           let data = try store.variant(standIn.size, format: standIn.format, of: entry) {
             input = .data(data)
         } else {
             (input, storedOriginal) = try origin.originalImage(url: url)
             inputIsOriginal = true
         }
-        let chosen = options.outputFormat(asked: format, source: sourceFormat)
         let renderer = ProcessedRenderer(options: options, input: input, inputIsOriginal: inputIsOriginal, original: original,
                                          maxResultSide: configuration.maxResultSide,
                                          limits: RenderLimits(maxPixels: configuration.maxPixels,
                                                               maxDecodeMemory: configuration.maxDecodeMemory,
                                                               maxEffectWork: configuration.maxEffectWork))
-        let qualities = configuration.formatQuality
-        // Negotiated: what the request answers without `Accept`, when smaller (`FormatFallback`).
-        let fallback = negotiated ? options.outputFormat(asked: nil, source: sourceFormat) : nil
         let rendered: Thumbnail
         do {
             let needed = try renderer.workingMemory()
@@ -212,24 +215,17 @@ extension ThumbnailPipeline {
         return made
     }
 
-    /// The smallest stored ladder size whose thumbnail has at least the pixels the plan reads from the original,
-    /// per side, at the scale it needs (never an image that would need enlarging, unless the plan enlarges the
-    /// original itself); nil: render from the original.
-    func smallestCoveringRung(_ options: ProcessingOptions, original: CacheMetadata.Original,
-                                      stored: Set<Int>, url: String) throws(PipelineError) -> Int? {
+    /// The stored ladder thumbnail that stands in for the original in rendering `options` to `output` (`StandIn`):
+    /// the plan's scale of the original is the scale the rung must keep; nil: render from the original.
+    func standIn(_ options: ProcessingOptions, output: StandIn.Output, original: CacheMetadata.Original,
+                 stored: [CacheMetadata.StoredSize], url: String) throws(PipelineError) -> StandIn? {
         guard original.width > 0, original.height > 0 else { return nil }
         let plan: ProcessingPlan
         do { plan = try options.plan(sourceWidth: original.width, sourceHeight: original.height,
                                      maxResultSide: configuration.maxResultSide) } catch {
             throw .processing(url: url, error)
         }
-        // A rung of longest side `size` scales the original by size / longest; it must scale by at least the
-        // plan's own scale, so every output pixel still comes from a reduction, never an enlargement.
-        let needed = max(plan.scaleX, plan.scaleY)
-        guard needed < 1 else { return nil }
-        let longest = Double(max(original.width, original.height))
-        return store.ladder.sizes.sorted().first { size in
-            stored.contains(size) && Double(size) / longest >= needed && Double(size) < longest
-        }
+        return StandIn.choose(scale: max(plan.scaleX, plan.scaleY), output: output, original: original, stored: stored,
+                              qualities: configuration.formatQuality)
     }
 }

@@ -68,11 +68,11 @@ extension ThumbnailPipeline {
         return bytes
     }
 
-    /// The smallest `contain` size whose thumbnail still covers a `size`×`size` crop of an image of this shape:
-    /// a `cover` render can start from a stored rung at least this large instead of the original.
-    static func containSize(covering size: Int, fit: FitMode, _ original: CacheMetadata.Original) -> Int {
-        guard fit == .cover, original.width > 0, original.height > 0 else { return size }
-        let longest = max(original.width, original.height), shortest = min(original.width, original.height)
-        return (size * longest + shortest - 1) / shortest
+    /// How much a short-grammar thumbnail scales the upright original: its longest side to `size` (`contain`), or
+    /// its shortest (`cover`, a centre square); at least 1 when that would enlarge (it never does).
+    static func scale(of size: Int, fit: FitMode, _ original: CacheMetadata.Original) -> Double {
+        guard original.width > 0, original.height > 0 else { return 1 }
+        let side = fit == .cover ? min(original.width, original.height) : max(original.width, original.height)
+        return min(1, Double(size) / Double(side))
     }
 }

@@ -483,13 +483,17 @@ public final class ThumbnailPipeline: Sendable {
                                    servedFrom: origin.servedFrom, source: source.normalized, cacheKey: key,
                                    bytesDownloaded: downloadedBytes, rendered: false, staleBecause: origin.staleBecause)
         }
-        // Off-ladder sizes start from the nearest larger stored thumbnail when there is one: a smaller decode.
+        // Off-ladder sizes and squares start from the smallest stored thumbnail that covers them (`StandIn`).
         let input: EncodedImage
         var storedOriginal: StoredOriginal?  // owns the descriptor behind `input`
+        let output = StandIn.Output(format: format ?? Self.defaultFormat(origin.metadata.original),
+                                    fallback: negotiated ? Self.defaultFormat(origin.metadata.original) : nil,
+                                    quality: configuration.formatQuality[format ?? .jpeg])
         if fit == .cover || store.ladder.valueIndex(of: size) == nil, let entry = origin.entry,
-           let rung = store.ladder.rungs(atLeast: Self.containSize(covering: size, fit: fit, entry.metadata.original))
-               .first(where: entry.metadata.variants.contains),
-           let variant = try store.anyVariant(rung, of: entry) {
+           let standIn = StandIn.choose(scale: Self.scale(of: size, fit: fit, entry.metadata.original), output: output,
+                                        original: entry.metadata.original, stored: entry.metadata.thumbnails,
+                                        qualities: configuration.formatQuality),
+           let variant = try store.variant(standIn.size, format: standIn.format, of: entry) {
             input = .data(variant)
         } else {
             (input, storedOriginal) = try origin.originalImage(url: source.normalized)

@@ -222,15 +222,6 @@ final class ThumbnailStore: Sendable {
         }
     }
 
-    /// Some stored thumbnail of `size` to resize from, preferring the formats that decode fastest and losslessly.
-    func anyVariant(_ size: Int, of entry: Entry) throws(PipelineError) -> Data? {
-        let stored = Set(entry.metadata.formats(ofSize: size))
-        for format in [ImageFormat.png, .jpeg, .webp, .avif] where stored.contains(format.rawValue) {
-            if let data = try variant(size, format: format, of: entry) { return data }
-        }
-        return nil
-    }
-
     /// Stores a freshly fetched original (dropping every thumbnail of the previous one), or, when
     /// `metadata` belongs to the stored fetch already, just adds the thumbnail.
     /// Returns the bytes written, and whether the original was written (else only a thumbnail was added).
