@@ -39,11 +39,11 @@ import Testing
         // cache alone, as an event loop reads (just written, so resident).
         let key = VariantStore.key(source: source.cacheKey, variant: harness.pipeline.variantName(CanonicalOptions(options), format: nil,
                                                                                                         negotiated: false, source: .jpeg))
-        let variants = try #require(harness.pipeline.variants)
+        let variants = try #require(harness.pipeline.store.variants)
         let snapshot = try #require(try variants.cache.snapshot(forKey: key))
         snapshot.close()
-        #expect(variants.known.value(forKey: key)?.sequenceNumber == snapshot.sequenceNumber)
-        let resident = harness.pipeline.diskHit(for: source, .processed(CanonicalOptions(options)), waitingForDisk: false)
+        #expect(variants.known.remembered(key)?.sequenceNumber == snapshot.sequenceNumber)
+        let resident = harness.pipeline.diskHit(for: source, .processed(CanonicalOptions(options)), read: .residentOnly)
         #expect(resident?.data == made.data && resident?.servedFrom == .disk && resident?.width == 80)
 
         #expect(try harness.pipeline.remove(source: source))
@@ -77,17 +77,17 @@ import Testing
         server.route("/b.jpg") { _ in .respond(status: 200, headers: [("Cache-Control", "max-age=3600")], body: Fixtures.jpeg) }
         let total: Int64 = 8 << 20
         let harness = try PipelineHarness { $0.maxDiskSize = total; $0.maxVariantDiskSize = 2 << 20 }
-        let entries = harness.pipeline.store.cache
+        let entries = harness.pipeline.store.entries.cache
         #expect(entries.maxSize == total, "no variants yet: the entries may use the whole budget")
         let source = try ImageSource(server.url("/b.jpg"))
         let made = try await harness.pipeline.processed(for: source, options: try ProcessingOptions(parsing: "rs:fill:80:60"))
-        let variantBytes = try #require(harness.pipeline.variants).cache.size
+        let variantBytes = try #require(harness.pipeline.store.variants).cache.size
         #expect(made.rendered && variantBytes > 0 && entries.maxSize == total - variantBytes)
 
         try await harness.reopen()
-        #expect(harness.pipeline.store.cache.maxSize == total - variantBytes, "a restart counts the stored variants")
+        #expect(harness.pipeline.store.entries.cache.maxSize == total - variantBytes, "a restart counts the stored variants")
         #expect(try harness.pipeline.remove(source: source))
-        #expect(harness.pipeline.store.cache.maxSize == total)
+        #expect(harness.pipeline.store.entries.cache.maxSize == total)
         await harness.close()
         server.shutdown()
     }
@@ -98,7 +98,7 @@ import Testing
         let source = try ImageSource(server.url("/m.jpg"))
         let made = try await harness.pipeline.processed(for: source, options: try ProcessingOptions(parsing: "w:30"))
         #expect(made.rendered && made.width == 30)
-        #expect(harness.pipeline.variants == nil && Self.variantFiles(harness).isEmpty)
+        #expect(harness.pipeline.store.variants == nil && Self.variantFiles(harness).isEmpty)
         let hit = try await harness.pipeline.processed(for: source, options: try ProcessingOptions(parsing: "w:30"))
         #expect(hit.servedFrom == .memory)
         await harness.close()

@@ -9,15 +9,14 @@ extension ThumbnailPipeline {
     /// `format` was chosen from the request's `Accept`, so the answer is the format the request has without one
     /// when that is smaller (`FormatFallback`), and is cached apart from requests that name `format`.
     public func result(for source: ImageSource, _ rendition: Rendition, format: ImageFormat? = nil, negotiated: Bool = false,
-                       policy: FetchPolicy = .normal, lookingInMemory: Bool = true,
-                       lookingOnDisk: Bool = true) async throws(PipelineError) -> ThumbnailResult {
+                       policy: FetchPolicy = .normal, lookingIn lookup: CacheLookup = .all) async throws(PipelineError) -> ThumbnailResult {
         switch rendition {
         case let .thumbnail(size, fit):
             try await thumbnail(for: source, size: size, fit: fit, format: format, negotiated: negotiated, policy: policy,
-                                lookingInMemory: lookingInMemory, lookingOnDisk: lookingOnDisk)
+                                lookingIn: lookup)
         case let .processed(processing):
             try await processed(for: source, processing, format: format, negotiated: negotiated, policy: policy,
-                                lookingInMemory: lookingInMemory, lookingOnDisk: lookingOnDisk)
+                                lookingIn: lookup)
         }
     }
 
@@ -32,13 +31,13 @@ extension ThumbnailPipeline {
     /// The rendition read from disk when its source's entry is fresh and it is stored there, without suspending
     /// (see `diskHit(for:size:fit:format:waitingForDisk:)`).
     public func diskHit(for source: ImageSource, _ rendition: Rendition, format: ImageFormat? = nil, negotiated: Bool = false,
-                        waitingForDisk: Bool = true) -> ThumbnailResult? {
+                        read: DiskRead = .waiting) -> ThumbnailResult? {
         switch rendition {
         case let .thumbnail(size, fit):
-            return diskHit(for: source, size: size, fit: fit, format: format, negotiated: negotiated, waitingForDisk: waitingForDisk)
+            return diskHit(for: source, size: size, fit: fit, format: format, negotiated: negotiated, read: read)
         case let .processed(processing):
             return variantHit(keyed(source), processing, format: format, negotiated: negotiated && format != nil,
-                              waitingForDisk: waitingForDisk)
+                              read: read)
         }
     }
 
@@ -46,23 +45,23 @@ extension ThumbnailPipeline {
     /// `format` nil: the options' format, else the source's when it can be written (GIF gives PNG). Stored on
     /// disk as a variant of the source (unless variants are kept in memory only), and in memory.
     public func processed(for source: ImageSource, options: ProcessingOptions, format: ImageFormat? = nil,
-                          negotiated: Bool = false, policy: FetchPolicy = .normal, lookingInMemory: Bool = true,
-                          lookingOnDisk: Bool = true) async throws(PipelineError) -> ThumbnailResult {
+                          negotiated: Bool = false, policy: FetchPolicy = .normal,
+                          lookingIn lookup: CacheLookup = .all) async throws(PipelineError) -> ThumbnailResult {
         try await processed(for: source, CanonicalOptions(options), format: format, negotiated: negotiated, policy: policy,
-                            lookingInMemory: lookingInMemory, lookingOnDisk: lookingOnDisk)
+                            lookingIn: lookup)
     }
 
     private func processed(for source: ImageSource, _ processing: CanonicalOptions, format: ImageFormat?,
-                           negotiated: Bool, policy: FetchPolicy, lookingInMemory: Bool,
-                           lookingOnDisk: Bool) async throws(PipelineError) -> ThumbnailResult {
-        if configuration.readOnly { throw .cache(.readOnly(directory: store.cache.directory.path)) }
+                           negotiated: Bool, policy: FetchPolicy,
+                           lookingIn lookup: CacheLookup) async throws(PipelineError) -> ThumbnailResult {
+        if configuration.readOnly { throw .cache(.readOnly(directory: store.directoryPath)) }
         let source = keyed(source)
         let key = source.cacheKey
         let format = format ?? processing.options.format
         let negotiated = negotiated && format != nil
         let memoryKey = Self.memoryKey(key, .processed(processing), format: format, negotiated: negotiated)
-        if lookingInMemory, policy != .refresh, let result = memoryHit(memoryKey, acceptingStale: policy == .offline) { return result }
-        if lookingOnDisk, policy == .normal,
+        if lookup.contains(.memory), policy != .refresh, let result = memoryHit(memoryKey, acceptingStale: policy == .offline) { return result }
+        if lookup.contains(.disk), policy == .normal,
            let result = variantHit(source, processing, format: format, negotiated: negotiated) { return result }
         return try await settled(source, key: key, memoryKey: memoryKey, policy: policy) { origin in
             try await self.renderProcessed(origin, source: source, key: key, processing, format: format, negotiated: negotiated)
@@ -83,20 +82,19 @@ extension ThumbnailPipeline {
                                  fallbackQuality: negotiated ? quality[options.outputFormat(asked: nil, source: source)] : nil)
     }
 
-    /// A stored variant whose source entry is fresh, kept in memory from now on (`source` already keyed). Without
-    /// `waitingForDisk`, nil rather than wait for bytes not in the page cache (an event loop's read).
+    /// A stored variant whose source entry is fresh, kept in memory from now on (`source` already keyed). With
+    /// `.residentOnly`, nil rather than wait for bytes not in the page cache (an event loop's read).
     private func variantHit(_ source: ImageSource, _ processing: CanonicalOptions, format: ImageFormat?, negotiated: Bool,
-                            waitingForDisk: Bool = true) -> ThumbnailResult? {
-        guard let variants, !configuration.readOnly, !processing.options.raw else { return nil }
+                            read: DiskRead = .waiting) -> ThumbnailResult? {
+        guard store.variants != nil, !configuration.readOnly, !processing.options.raw else { return nil }
         let key = source.cacheKey
         // A download held for storing is newer than the entry (`UnstoredOriginals`): the full path serves it.
         guard unstored.origin(for: key) == nil,
-              let state = try? store.freshState(key: key, now: Date(), waitingForDisk: waitingForDisk),
+              let state = try? store.freshState(key: key, now: Date(), read: read),
               let freshUntil = state.freshUntil,
-              let (data, record) = try? variants.stored(source: key, variant: variantName(
+              let (data, record) = try? store.variant(source: key, name: variantName(
                   processing, format: format, negotiated: negotiated, source: ImageFormat(rawValue: state.metadata.original.format)),
-                                                        originalDigest: state.metadata.original.digest,
-                                                        waitingForDisk: waitingForDisk),
+                                             originalDigest: state.metadata.original.digest, read: read),
               let stored = ImageFormat(rawValue: record.format) else { return nil }
         var result = ThumbnailResult(data: data, format: stored, width: record.width, height: record.height, servedFrom: .disk,
                                      source: source.normalized, cacheKey: key, bytesDownloaded: 0, rendered: false)
@@ -142,8 +140,8 @@ extension ThumbnailPipeline {
         }
 
         let name = variantName(processing, format: format, negotiated: negotiated, source: sourceFormat)
-        if let entry = origin.entry, let variants,
-           let (data, record) = try variants.stored(source: key, variant: name, originalDigest: entry.metadata.original.digest),
+        if let entry = origin.entry,
+           let (data, record) = try store.variant(source: key, name: name, originalDigest: entry.metadata.original.digest),
            let stored = ImageFormat(rawValue: record.format) {
             var found = result(data, stored, width: record.width, height: record.height, rendered: false)
             found.contentDigest = record.digest
@@ -164,7 +162,7 @@ extension ThumbnailPipeline {
         if options.autoRotate, let entry = origin.entry,
            let standIn = try standIn(options, output: output, original: entry.metadata.original,
                                      stored: entry.metadata.thumbnails, url: url),
-           let data = try store.variant(standIn.size, format: standIn.format, of: entry) {
+           let data = try store.thumbnail(standIn.size, format: standIn.format, of: entry) {
             input = .data(data)
         } else {
             (input, storedOriginal) = try origin.originalImage(url: url)
@@ -199,12 +197,10 @@ extension ThumbnailPipeline {
         if origin.storable {
             do throws(PipelineError) {
                 if let downloaded = origin.downloaded { stored += try saveOriginal(downloaded, of: origin, key: key, thumbnail: nil) }
-                if let variants {
-                    let record = VariantStore.Record(source: key, variant: name, format: rendered.format.rawValue,
-                                                     width: rendered.width, height: rendered.height,
-                                                     digest: digest, originalDigest: original.digest)
-                    stored += try variants.save(rendered.data, record: record)
-                }
+                let record = VariantStore.Record(source: key, variant: name, format: rendered.format.rawValue,
+                                                 width: rendered.width, height: rendered.height,
+                                                 digest: digest, originalDigest: original.digest)
+                stored += try store.saveVariant(rendered.data, record: record)
             } catch {
                 notCachedBecause = error.description
             }

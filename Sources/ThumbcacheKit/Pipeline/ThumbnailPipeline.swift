@@ -26,9 +26,8 @@ public final class ThumbnailPipeline: Sendable {
 
     public let configuration: PipelineConfiguration
     package let memory: MemoryCache<String, MemoryEntry>
-    let store: ThumbnailStore
-    /// Processed images on disk (`Rendition.processed`); nil when they are kept in memory only.
-    let variants: VariantStore?
+    /// The entries (originals, ladder thumbnails) and the processed variants on disk.
+    let store: RenditionStore
     let thumbnailer = Thumbnailer()
     let origins = Coalescer<String, Origin>()
     let renders = Coalescer<String, ThumbnailResult>()
@@ -57,7 +56,7 @@ public final class ThumbnailPipeline: Sendable {
         /// Set when the origin's answer may not be kept (`Storability`): nothing goes to disk or memory.
         var uncacheable: Uncacheable? = nil
         var storable: Bool { uncacheable == nil }
-        var entry: ThumbnailStore.Entry?
+        var entry: EntryStore.Entry?
         /// Set when the stored entry stands in for an origin that failed (stale-if-error).
         var staleBecause: StaleServe? = nil
         /// How long settling the origin question took (download or revalidation included).
@@ -84,28 +83,7 @@ public final class ThumbnailPipeline: Sendable {
         } else {
             _ = try CacheDirectory.prepare(directory.url)
         }
-        let variantBudget = min(configuration.maxDiskSize, max(0, configuration.maxVariantDiskSize ?? configuration.maxDiskSize / 4))
-        store = try ThumbnailStore(
-            directory: directory.entries, maxSize: configuration.maxDiskSize, ladder: configuration.ladder,
-            lockTimeout: configuration.lockTimeout, lockMode: configuration.lockMode, readOnly: configuration.readOnly,
-            cleanup: configuration.inlineDiskTrim ? .inline : .background, shared: configuration.cacheRole.isShared,
-            onLockWait: onLockWait)
-        if configuration.readOnly {
-            // `info` lists the variants when the directory has them (an older cache has none).
-            variants = try? VariantStore(directory: directory.variants, maxSize: 1, lockTimeout: configuration.lockTimeout,
-                                         lockMode: configuration.lockMode, readOnly: true, cleanup: .background)
-        } else {
-            let budget = SharedDiskBudget(total: configuration.maxDiskSize, share: variantBudget, entries: store.cache)
-            if variantBudget > 0 {
-                variants = try VariantStore(directory: directory.variants, maxSize: variantBudget, lockTimeout: configuration.lockTimeout,
-                                            lockMode: configuration.lockMode, readOnly: false,
-                                            cleanup: configuration.inlineDiskTrim ? .inline : .background, sharing: budget)
-            } else {
-                variants = nil
-                try Self.removeUnusedVariants(in: directory, configuration)
-            }
-            do { try budget.settleAtStart() } catch { throw .cache(error) }
-        }
+        store = try RenditionStore(configuration, onLockWait: onLockWait)
         // Only reads `downloads/` when nothing is abandoned there, the usual case: a disk hit writes nothing.
         if !configuration.readOnly { DownloadFolder.removeAbandoned(in: downloads) }
     }
@@ -124,17 +102,17 @@ public final class ThumbnailPipeline: Sendable {
     /// `diskHit`, so the entry is not opened for it a second time (nor a second `READ` recorded). `negotiated`: see
     /// `result(for:_:format:negotiated:)`.
     public func thumbnail(for source: ImageSource, size: Int, fit: FitMode = .contain, format: ImageFormat? = nil,
-                          negotiated: Bool = false, policy: FetchPolicy = .normal, lookingInMemory: Bool = true,
-                          lookingOnDisk: Bool = true) async throws(PipelineError) -> ThumbnailResult
+                          negotiated: Bool = false, policy: FetchPolicy = .normal,
+                          lookingIn lookup: CacheLookup = .all) async throws(PipelineError) -> ThumbnailResult
     {
         guard (1...ThumbnailRequest.maxSize).contains(size) else { throw .invalidSize(size) }
-        if configuration.readOnly { throw .cache(.readOnly(directory: store.cache.directory.path)) }
+        if configuration.readOnly { throw .cache(.readOnly(directory: store.directoryPath)) }
         let source = keyed(source)
         let key = source.cacheKey
         let negotiated = negotiated && format != nil
         let memoryKey = Self.memoryKey(key, size: size, fit: fit, format: format, negotiated: negotiated)
-        if lookingInMemory, policy != .refresh, let result = memoryHit(memoryKey, acceptingStale: policy == .offline) { return result }
-        if lookingOnDisk, policy == .normal,
+        if lookup.contains(.memory), policy != .refresh, let result = memoryHit(memoryKey, acceptingStale: policy == .offline) { return result }
+        if lookup.contains(.disk), policy == .normal,
            let result = diskHit(source, key: key, memoryKey: memoryKey, size: size, fit: fit, format: format, negotiated: negotiated) {
             return result
         }
@@ -225,22 +203,22 @@ public final class ThumbnailPipeline: Sendable {
     /// disk), for a caller that must not block, an event loop; opening the value file may still touch the disk
     /// for an inode not in memory.
     public func diskHit(for source: ImageSource, size: Int, fit: FitMode = .contain, format: ImageFormat? = nil,
-                        negotiated: Bool = false, waitingForDisk: Bool = true) -> ThumbnailResult? {
+                        negotiated: Bool = false, read: DiskRead = .waiting) -> ThumbnailResult? {
         let source = keyed(source)
         let key = source.cacheKey
         let negotiated = negotiated && format != nil
         return diskHit(source, key: key, memoryKey: Self.memoryKey(key, size: size, fit: fit, format: format, negotiated: negotiated),
-                       size: size, fit: fit, format: format, negotiated: negotiated, waitingForDisk: waitingForDisk)
+                       size: size, fit: fit, format: format, negotiated: negotiated, read: read)
     }
 
     private func diskHit(_ source: ImageSource, key: String, memoryKey: String, size: Int, fit: FitMode,
-                         format: ImageFormat?, negotiated: Bool, waitingForDisk: Bool = true) -> ThumbnailResult? {
+                         format: ImageFormat?, negotiated: Bool, read: DiskRead = .waiting) -> ThumbnailResult? {
         // A download held for storing is newer than the entry (`UnstoredOriginals`): the full path serves it.
         guard !configuration.readOnly, fit == .contain, store.ladder.valueIndex(of: size) != nil,
               unstored.origin(for: key) == nil else { return nil }
         let started = ContinuousClock.now
         guard let hit = try? store.storedThumbnail(key: key, size: size, format: format, negotiated: negotiated, now: Date(),
-                                                   waitingForDisk: waitingForDisk) else { return nil }
+                                                   read: read) else { return nil }
         var result = ThumbnailResult(data: hit.data, format: hit.facts.format, width: hit.facts.width, height: hit.facts.height,
                                      servedFrom: .disk, source: source.normalized, cacheKey: key, bytesDownloaded: 0,
                                      rendered: false)
@@ -280,26 +258,25 @@ public final class ThumbnailPipeline: Sendable {
         return EntryInfo(metadata: entry.metadata, cacheKey: source.cacheKey,
                          freshness: Freshness(metadata: entry.metadata, now: Date(), shared: shared),
                          storedBytes: lengths.reduce(0, +), valueLengths: lengths,
-                         processed: variants?.list(ofSource: source.cacheKey) ?? [])
+                         processed: store.variants?.list(ofSource: source.cacheKey) ?? [])
     }
 
     /// The DiskLru journal of the cache directory, its records written out first (the journal is buffered): for
     /// showing what an entry's writes recorded (`/demo`'s entry panel), read-only.
     public func journalFile() -> URL {
-        if !configuration.readOnly { try? store.cache.flush() }
-        return store.cache.directory.appendingPathComponent(DiskLruCache.journalFileName)
+        store.journalFile()
     }
 
     /// Counters over every process that used this cache directory, plus its current size.
     public func statistics() -> (stats: CacheStats, entries: Int, bytes: Int64, maxBytes: Int64) {
         let total = CacheStats.load(from: statsURL) + sessionStats.withLock { $0 }
-        return (total, store.cache.entryCount, store.cache.size + (variants?.cache.size ?? 0), configuration.maxDiskSize)
+        return (total, store.entries.cache.entryCount, store.size, configuration.maxDiskSize)
     }
 
     /// Removes every cached entry (`removeAll()`) and resets the counters.
     public func clear() throws(PipelineError) {
         try removeAll()
-        try? store.cache.withAccess { CacheStats().save(to: statsURL) }
+        try? store.withAccess { CacheStats().save(to: statsURL) }
         sessionStats.withLock { $0 = CacheStats() }
     }
 
@@ -311,10 +288,9 @@ public final class ThumbnailPipeline: Sendable {
         }
         if session != CacheStats(), !configuration.readOnly {
             // Inside an access: another process adding its counts at the same time would lose one side's.
-            try? store.cache.withAccess { (CacheStats.load(from: statsURL) + session).save(to: statsURL) }
+            try? store.withAccess { (CacheStats.load(from: statsURL) + session).save(to: statsURL) }
         }
-        try? store.cache.close()
-        try? variants?.cache.close()
+        store.close()
         unstored.removeAll()
         downloadFolder.withLock { $0 = nil }
         let fetcher = httpFetcher.withLock { fetcher in
@@ -359,7 +335,7 @@ public final class ThumbnailPipeline: Sendable {
     }
 
     /// The origin's answer for `source` (its body, a 304, or the stored copy standing in for a failure).
-    private func ask(_ source: ImageSource, stored: ThumbnailStore.Entry?, key: String, policy: FetchPolicy,
+    private func ask(_ source: ImageSource, stored: EntryStore.Entry?, key: String, policy: FetchPolicy,
                      conditional: [(String, String)]) async throws(PipelineError) -> Origin {
         let outcome: FetchOutcome
         do {
@@ -477,7 +453,7 @@ public final class ThumbnailPipeline: Sendable {
         // A stored thumbnail of this size and format (negotiated: the one of the two stored to answer): no decode at all.
         if fit == .contain, let entry = origin.entry,
            let stored = store.storedFormat(size, format: format, negotiated: negotiated, of: entry.metadata),
-           let data = try store.variant(size, format: stored, of: entry),
+           let data = try store.thumbnail(size, format: stored, of: entry),
            let stored = ImageFormat.sniff(data), let info = try? thumbnailer.probe(data) {
             return ThumbnailResult(data: data, format: stored, width: info.orientedWidth, height: info.orientedHeight,
                                    servedFrom: origin.servedFrom, source: source.normalized, cacheKey: key,
@@ -493,7 +469,7 @@ public final class ThumbnailPipeline: Sendable {
            let standIn = StandIn.choose(scale: Self.scale(of: size, fit: fit, entry.metadata.original), output: output,
                                         original: entry.metadata.original, stored: entry.metadata.thumbnails,
                                         qualities: configuration.formatQuality),
-           let variant = try store.variant(standIn.size, format: standIn.format, of: entry) {
+           let variant = try store.thumbnail(standIn.size, format: standIn.format, of: entry) {
             input = .data(variant)
         } else {
             (input, storedOriginal) = try origin.originalImage(url: source.normalized)
@@ -590,19 +566,14 @@ public final class ThumbnailPipeline: Sendable {
         return removed
     }
 
-    /// Removes a source's entry and its processed variants from disk.
+    /// Stores a downloaded original (with a ladder thumbnail of it, if any); the source's variants go with its old
+    /// original (`RenditionStore.saveOriginal`).
     func removeEntry(_ key: String) {
         store.remove(key: key)
-        variants?.removeAll(ofSource: key)
     }
 
-    /// Stores a downloaded original (with a ladder thumbnail of it, if any); a new original makes the source's
-    /// stored variants outdated, so they go. A variant rendered from the old original and stored after this is
-    /// still refused when read: its record names the old original's digest (`VariantStore.stored`).
     func saveOriginal(_ downloaded: FetchedOriginal, of origin: Origin, key: String, thumbnail: StoredThumbnail?) throws(PipelineError) -> Int {
-        let saved = try store.save(key: key, metadata: origin.metadata, original: downloaded, thumbnail: thumbnail)
-        if saved.newOriginal { variants?.removeAll(ofSource: key) }
-        return saved.bytes
+        try store.saveOriginal(key: key, metadata: origin.metadata, original: downloaded, thumbnail: thumbnail)
     }
 
     /// Stores a new thumbnail (with its original, if just downloaded). A failure to store (a full disk) does
@@ -621,9 +592,9 @@ public final class ThumbnailPipeline: Sendable {
             if let downloaded = origin.downloaded {
                 stored = try saveOriginal(downloaded, of: origin, key: key, thumbnail: keep)
             } else if let keep {
-                stored = try store.addVariant(key: key, madeFrom: origin.metadata.original.digest, thumbnail: keep)
+                stored = try store.addThumbnail(key: key, madeFrom: origin.metadata.original.digest, thumbnail: keep)
             }
-            if let declined { stored += try store.addVariant(key: key, madeFrom: origin.metadata.original.digest, thumbnail: declined) }
+            if let declined { stored += try store.addThumbnail(key: key, madeFrom: origin.metadata.original.digest, thumbnail: declined) }
             return (stored, nil)
         } catch {
             return (0, error.description)

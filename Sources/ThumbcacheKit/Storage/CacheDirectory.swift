@@ -20,7 +20,7 @@ public struct CacheDirectory: Sendable {
     /// Every name thumbcache writes in the root.
     static let ownNames: Set<String> = [markerName, "entries", "variants", "downloads", "stats.json"]
     /// The appVersions this program and its earlier versions wrote in `entries/journal`.
-    static let knownAppVersions = 1...ThumbnailStore.appVersion
+    static let knownAppVersions = 1...EntryStore.appVersion
 
     public let url: URL
     var entries: URL { url.appendingPathComponent("entries") }
@@ -110,7 +110,7 @@ public struct CacheDirectory: Sendable {
         return names.allSatisfy { $0 == DiskLruCache.lockFileName }
     }
 
-    /// The journal header as ThumbnailStore writes it: DiskLru magic and version, one of our appVersions,
+    /// The journal header as EntryStore writes it: DiskLru magic and version, one of our appVersions,
     /// and a value count that a size ladder gives (metadata, original, at least one size).
     private static func hasOurHeader(_ journal: URL) -> Bool {
         guard let handle = FileHandle(forReadingAtPath: journal.path) else { return false }

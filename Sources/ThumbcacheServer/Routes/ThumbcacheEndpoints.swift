@@ -134,10 +134,10 @@ public final class ThumbcacheEndpoints: Sendable {
         guard !isStopping, headers[.connection].map({ HeaderList.containsToken($0, "close") != false }) != true,
               let check = try? checks.check(target: path, accept: headers[.accept]),
               // A disk hit whose bytes are in the page cache is answered here too: reading them does not block
-              // (`waitingForDisk: false`); one that would wait for the disk goes to the router, off the event loop.
+              // (`read: .residentOnly`); one that would wait for the disk goes to the router, off the event loop.
               let result = pipeline.memoryHit(for: check.source, check.rendition, format: check.format, negotiated: check.negotiated)
                 ?? pipeline.diskHit(for: check.source, check.rendition, format: check.format, negotiated: check.negotiated,
-                                    waitingForDisk: false)
+                                    read: .residentOnly)
         else { return nil }
         metrics.thumbnail(result)
         let (second, date) = AnswerHead.date.current
@@ -194,7 +194,7 @@ public final class ThumbcacheEndpoints: Sendable {
             return try await withThrowingTaskGroup(of: ThumbnailResult?.self) { group in
                 group.addTask {
                     try await pipeline.result(for: check.source, check.rendition, format: check.format, negotiated: check.negotiated,
-                                              lookingInMemory: false, lookingOnDisk: false)
+                                              lookingIn: [])
                 }
                 group.addTask {
                     try await Task.sleep(for: timeout)
