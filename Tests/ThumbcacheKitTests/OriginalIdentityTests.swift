@@ -79,7 +79,8 @@ import Testing
         let options = try ProcessingOptions(parsing: "w:50")
         let old = try await harness.pipeline.processed(for: source, options: options)
         let variants = try #require(harness.pipeline.store.variants)
-        let name = harness.pipeline.variantName(CanonicalOptions(options), format: nil, negotiated: false, source: .jpeg)
+        let original = try #require(try harness.pipeline.info(for: source)).metadata.original
+        let name = harness.pipeline.variantName(.processed(CanonicalOptions(options)), format: nil, negotiated: false, original: original)
         let oldRecord = try #require(try variants.stored(source: source.cacheKey, variant: name,
                                                          originalDigest: SHA256Digest.hex(bytes: Fixtures.jpeg))).record
 

@@ -37,8 +37,9 @@ import Testing
         #expect(server.requestCount("/v.jpg") == 1)
         // The record is remembered for the entry's state, so the next hit reads only the image; and from the page
         // cache alone, as an event loop reads (just written, so resident).
-        let key = VariantStore.key(source: source.cacheKey, variant: harness.pipeline.variantName(CanonicalOptions(options), format: nil,
-                                                                                                        negotiated: false, source: .jpeg))
+        let original = try #require(try harness.pipeline.info(for: source)).metadata.original
+        let key = VariantStore.key(source: source.cacheKey, variant: harness.pipeline.variantName(
+            .processed(CanonicalOptions(options)), format: nil, negotiated: false, original: original))
         let variants = try #require(harness.pipeline.store.variants)
         let snapshot = try #require(try variants.cache.snapshot(forKey: key))
         snapshot.close()
