@@ -20,7 +20,7 @@ public struct PipelineConfiguration: Sendable {
     /// sources on one origin then never hold up the others.
     public var maxConnectionsPerHost = 16
     public var ladder = SizeLadder.standard
-    public var memoryLimits = MemoryCache<String, MemoryEntry>.Limits(totalCost: 64 << 20, count: 2000)
+    public var memoryLimits = MemoryLimits(totalCost: 64 << 20, count: 2000)
     /// Trims the memory cache while the system is short of memory (docs/library.md, "Memory pressure"): the
     /// process's shared monitor by default; nil keeps `memoryLimits` whatever happens.
     public var memoryPressure: MemoryPressureMonitor? = .shared
@@ -67,7 +67,7 @@ public struct PipelineConfiguration: Sendable {
     /// Resolves host names for the address check in place of the system's resolver (tests).
     var hostResolver: (any HostResolver)?
     /// Bounds concurrent renders (a server's `--workers` and `--queue`); default: no bound, as the CLI.
-    public var renderGate: any RenderGate = UnboundedRenderGate()
+    package var renderGate: any RenderGate = UnboundedRenderGate()
     /// How long to wait for another process holding the cache directory.
     public var lockTimeout: Duration = .seconds(300)
     /// When the cache directory lock is held (see `LockMode`).

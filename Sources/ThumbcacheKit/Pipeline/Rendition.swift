@@ -10,16 +10,16 @@ import Processing
 public struct Rendition: Sendable, Hashable {
     public let processing: CanonicalOptions
     /// The answer's format when neither the request nor the options name one.
-    public let defaultFormat: DefaultFormat
+    package let defaultFormat: DefaultFormat
     /// The short grammar's size and fit, when this came from it.
-    public let thumbnail: ShortThumbnail?
+    package let thumbnail: ShortThumbnail?
     /// One spelling per image: the options' canonical form, and the default format when it is not imgproxy's. Memory
     /// keys and variant names are made from it.
-    public let canonical: String
+    package let canonical: String
     /// The options' canonical form without their format, for keys of an answer whose format is named (`key`).
     private let canonicalWithoutFormat: String
 
-    public enum DefaultFormat: String, Sendable, Hashable {
+    package enum DefaultFormat: String, Sendable, Hashable {
         /// imgproxy's: the source's format when it can be written, else PNG.
         case source
         /// The short grammar's: JPEG, or PNG when the source has alpha.
@@ -27,9 +27,9 @@ public struct Rendition: Sendable, Hashable {
     }
 
     /// A thumbnail of the short grammar: a longest side (`contain`) or a centre square (`cover`).
-    public struct ShortThumbnail: Sendable, Hashable {
-        public let size: Int
-        public let fit: FitMode
+    package struct ShortThumbnail: Sendable, Hashable {
+        package let size: Int
+        package let fit: FitMode
     }
 
     /// An image described by imgproxy's processing options.
@@ -54,7 +54,7 @@ public struct Rendition: Sendable, Hashable {
         canonicalWithoutFormat = formatless.format == processing.options.format ? processing.canonical : formatless.canonical
     }
 
-    public var options: ProcessingOptions { processing.options }
+    package var options: ProcessingOptions { processing.options }
 
     /// The ladder size this rendition is stored at in its source's entry: a short-grammar `contain` of a size on
     /// `ladder`. Nil: stored as a variant.

@@ -176,7 +176,7 @@ public final class ThumbnailPipeline: Sendable {
     }
 
     /// What is cached for `source`, without fetching anything.
-    public func info(for source: ImageSource) throws(PipelineError) -> EntryInfo? {
+    package func info(for source: ImageSource) throws(PipelineError) -> EntryInfo? {
         let source = keyed(source)
         guard let entry = try store.entry(forKey: source.cacheKey) else { return nil }
         defer { entry.snapshot.close() }

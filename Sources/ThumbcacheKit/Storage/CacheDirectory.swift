@@ -8,8 +8,8 @@ import Foundation
 /// prove are its own.
 ///
 /// Layout: `CACHEDIR.TAG`, `entries/` (DiskLru), `variants/` (DiskLru), `downloads/` (one folder per running process), `stats.json`.
-public struct CacheDirectory: Sendable {
-    public static let markerName = "CACHEDIR.TAG"
+package struct CacheDirectory: Sendable {
+    package static let markerName = "CACHEDIR.TAG"
     static let signature = "Signature: 8a477f597d28d172789f06886806bc55"
     static let markerText = """
         \(signature)
@@ -22,7 +22,7 @@ public struct CacheDirectory: Sendable {
     /// The appVersions this program and its earlier versions wrote in `entries/journal`.
     static let knownAppVersions = 1...EntryStore.appVersion
 
-    public let url: URL
+    package let url: URL
     var entries: URL { url.appendingPathComponent("entries") }
     /// Processed images (`VariantStore`), a DiskLru of their own.
     var variants: URL { url.appendingPathComponent("variants") }
