@@ -42,7 +42,7 @@ struct InfoCommand: AsyncParsableCommand {
                 "freshnessRemaining": info.freshness.remaining, "format": metadata.original.format,
                 "width": metadata.original.width, "height": metadata.original.height,
                 "originalBytes": metadata.original.bytes, "originalDigest": metadata.original.digest,
-                "variants": metadata.variants,
+                "thumbnailSizes": metadata.thumbnailSizes,
                 "thumbnails": Dictionary(uniqueKeysWithValues: metadata.thumbnails.map { (String($0.size), $0.parts.map(\.format)) }),
                 "storedBytes": info.storedBytes,
                 "processed": info.processed.map(\.dictionary),
@@ -53,7 +53,7 @@ struct InfoCommand: AsyncParsableCommand {
             url:       \(metadata.url)
             key:       \(info.cacheKey)
             original:  \(metadata.original.format) \(metadata.original.width)x\(metadata.original.height), \(metadata.original.bytes) bytes, sha256 \(metadata.original.digest)
-            variants:  \(metadata.thumbnails.isEmpty ? "none" : metadata.thumbnails.map { "\($0.size) (\($0.parts.map(\.format).joined(separator: " ")))" }.joined(separator: ", "))
+            ladder:    \(metadata.thumbnails.isEmpty ? "none" : metadata.thumbnails.map { "\($0.size) (\($0.parts.map(\.format).joined(separator: " ")))" }.joined(separator: ", "))
             stored:    \(info.storedBytes) bytes
             fetched:   \(ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: metadata.responseTime)))
             freshness: \(freshness)

@@ -8,14 +8,14 @@ import ThumbcacheServer
 /// URL and size it requests `BASE/<signature>/<size>/contain/<source>`, signed as the server checks it, so that
 /// each source lands on the node that owns it. Same window, progress and report as `CacheWarmer`; the
 /// server's `X-Thumbcache` header says what each request did there.
-public struct ServerWarmer: Sendable {
-    public let baseURL: String
-    public let signer: URLSigner
-    public let sizes: [Int]
-    public let concurrency: Int
-    public let timeout: Duration
+struct ServerWarmer: Sendable {
+    let baseURL: String
+    let signer: URLSigner
+    let sizes: [Int]
+    let concurrency: Int
+    let timeout: Duration
 
-    public init(baseURL: String, signer: URLSigner, sizes: [Int], concurrency: Int, timeout: Duration = .seconds(60)) {
+    init(baseURL: String, signer: URLSigner, sizes: [Int], concurrency: Int, timeout: Duration = .seconds(60)) {
         // A trailing slash would make `//` before the signature, which a balancer may merge or not.
         var base = baseURL
         while base.hasSuffix("/") { base.removeLast() }
@@ -27,14 +27,14 @@ public struct ServerWarmer: Sendable {
     }
 
     /// The URL that warms `source` at `size`.
-    public func requestURL(source: String, size: Int) -> String {
+    func requestURL(source: String, size: Int) -> String {
         var path = ThumbnailPath(signature: "", size: size, fit: .contain, source: source, format: nil)
         path.signature = signer.signature(for: path.signedPart)
         return baseURL + path.path
     }
 
     /// Warms every URL through the server; see `CacheWarmer.run` for the callbacks and cancellation.
-    public func run(_ urls: [String], onProgress: (WarmReport) -> Void = { _ in },
+    func run(_ urls: [String], onProgress: (WarmReport) -> Void = { _ in },
                     onFailure: (WarmReport.Failure) -> Void = { _ in }) async -> WarmReport {
         await CacheWarmer.run(urls, concurrency: concurrency, warm: { await self.warm($0) },
                               onProgress: onProgress, onFailure: onFailure)

@@ -24,7 +24,7 @@ import Testing
     }
 
     func originalPath(_ harness: PipelineHarness, _ source: ImageSource) -> String {
-        harness.directory.appendingPathComponent("entries/\(source.cacheKey).\(ThumbnailStore.originalIndex)").path
+        harness.directory.appendingPathComponent("entries/\(source.cacheKey).\(EntryStore.originalIndex)").path
     }
 
     /// Caches `path` at 64 px, reopens (an empty memory cache, as a new process), then damages the stored

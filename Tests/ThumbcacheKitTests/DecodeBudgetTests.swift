@@ -105,6 +105,13 @@ import Testing
 
 /// The pipeline reserves each render's estimate from its budget and refuses a decode over its limit.
 @Suite struct PipelineDecodeMemoryTests {
+    /// The one renderer's estimate for `rendition` of `input` (the original), from its header.
+    static func estimate(of rendition: Rendition, from input: EncodedImage) throws -> Int {
+        let options = rendition.options
+        let plan = try options.plan(for: try ImageDecoder.probe(input), maxResultSide: ThumbnailRequest.maxSize)
+        return try PlanRenderer().workingMemory(for: input, plan: plan, effects: options.renderEffects, autoRotate: options.autoRotate)
+    }
+
     @Test func rendersReserveTheirEstimateAndReturnIt() async throws {
         let budget = DecodeBudget(capacity: 64 << 20)
         let harness = try PipelineHarness { $0.decodeBudget = budget }
@@ -113,7 +120,7 @@ import Testing
         try Data(CraftedJPEG.flat(width: 2000, height: 1000, layout: .progressive)).write(to: source)
         let result = try await harness.pipeline.thumbnail(for: ImageSource(source.path), size: 64)
         #expect((result.width, result.height) == (64, 32))
-        let expected = try Thumbnailer().workingMemory(for: .file(source.path), ThumbnailRequest(size: 64))
+        let expected = try Self.estimate(of: .thumbnail(size: 64), from: .file(source.path))
         #expect(budget.peak == expected && budget.inUse == 0)
         await harness.close()
     }
@@ -140,7 +147,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: source) }
         try Data(CraftedJPEG.flat(width: 2000, height: 1000, layout: .progressive)).write(to: source)
         _ = try await harness.pipeline.thumbnail(for: ImageSource(source.path), size: 64)
-        let expected = try Thumbnailer().workingMemory(for: .file(source.path), ThumbnailRequest(size: 64))
+        let expected = try Self.estimate(of: .thumbnail(size: 64), from: .file(source.path))
         let seen = gate.seen.withLock { $0 }
         #expect(seen.count == 1 && seen.first?.bytes == expected)
         #expect(seen.first?.inUseAtEntry == 0, "nothing reserved before the gate")

@@ -32,7 +32,7 @@ import Testing
         let source = try ImageSource(server.url("/f.jpg"))
         let first = try await Self.renderEach(harness.pipeline, source)
         let metadata = try #require(try harness.pipeline.info(for: source)).metadata
-        #expect(metadata.variants == [128] && metadata.formats(ofSize: 128) == ["jpeg", "webp", "avif"])
+        #expect(metadata.thumbnailSizes == [128] && metadata.formats(ofSize: 128) == ["jpeg", "webp", "avif"])
         // The value holds the three thumbnails back to back, as the metadata lists them.
         let stored = try #require(metadata.thumbnails.first)
         #expect(stored.parts.map(\.bytes) == Self.formats.map { first[$0]!.count })
@@ -84,7 +84,7 @@ import Testing
         let source = try ImageSource(server.url("/c.jpg"))
         _ = try await Self.renderEach(harness.pipeline, source)
         _ = try await harness.pipeline.thumbnail(for: source, size: 64, format: .webp)
-        #expect(try harness.pipeline.info(for: source)?.metadata.variants == [64, 128])
+        #expect(try harness.pipeline.info(for: source)?.metadata.thumbnailSizes == [64, 128])
         version.value = 2
         try await harness.reopen()
         let changed = try await harness.pipeline.thumbnail(for: source, size: 256, format: .avif)
@@ -143,7 +143,7 @@ import Testing
         #expect(!names.contains { $0.hasPrefix("otherentry") }, "\(names)")
         #expect(try Data(contentsOf: foreign) == Data("not DiskLru's".utf8), "a file that is not DiskLru's stays")
         let journal = try String(contentsOf: entries.appendingPathComponent(DiskLruCache.journalFileName), encoding: .utf8)
-        #expect(journal.split(separator: "\n", omittingEmptySubsequences: false)[2] == "\(ThumbnailStore.appVersion)")
+        #expect(journal.split(separator: "\n", omittingEmptySubsequences: false)[2] == "\(EntryStore.appVersion)")
 
         let reopened = try ThumbnailPipeline(configuration: configuration)
         let again = try await reopened.thumbnail(for: source, size: 64, format: .webp)

@@ -78,8 +78,9 @@ import Testing
         let source = try ImageSource(server.url("/r.jpg"))
         let options = try ProcessingOptions(parsing: "w:50")
         let old = try await harness.pipeline.processed(for: source, options: options)
-        let variants = try #require(harness.pipeline.variants)
-        let name = harness.pipeline.variantName(CanonicalOptions(options), format: nil, negotiated: false, source: .jpeg)
+        let variants = try #require(harness.pipeline.store.variants)
+        let original = try #require(try harness.pipeline.info(for: source)).metadata.original
+        let name = harness.pipeline.variantName(.processed(CanonicalOptions(options)), format: nil, negotiated: false, original: original)
         let oldRecord = try #require(try variants.stored(source: source.cacheKey, variant: name,
                                                          originalDigest: SHA256Digest.hex(bytes: Fixtures.jpeg))).record
 
@@ -106,22 +107,22 @@ import Testing
     /// one made from the same original still is after a revalidation changed the entry's headers.
     @Test func aThumbnailJoinsOnlyTheEntryOfItsOwnOriginal() async throws {
         let harness = try PipelineHarness()
-        let store = harness.pipeline.store
+        let store = harness.pipeline.store.entries
         let digest = SHA256Digest.hex(bytes: Fixtures.jpeg)
         let metadata = CacheMetadata(url: "http://127.0.0.1/t.jpg", headers: [:], requestTime: Date(), responseTime: Date(),
                                      original: .init(format: "jpeg", width: 227, height: 149, bytes: Fixtures.jpeg.count,
                                                      digest: digest))
         try store.save(key: "t", metadata: metadata, original: FetchedOriginal(data: Fixtures.jpeg), thumbnail: nil)
         let thumbnail = StoredThumbnail(size: 64, format: .jpeg, data: Data([0xFF, 0xD8, 0xFF]))
-        #expect(try store.addVariant(key: "t", madeFrom: SHA256Digest.hex(bytes: Self.sameLengthChange), thumbnail: thumbnail) == 0)
+        #expect(try store.addThumbnail(key: "t", madeFrom: SHA256Digest.hex(bytes: Self.sameLengthChange), thumbnail: thumbnail) == 0)
         #expect(try store.entry(forKey: "t")?.metadata.thumbnails.isEmpty == true)
 
         var revalidated = metadata
         revalidated.responseTime += 60
         revalidated.headers["etag"] = "\"v2\""
         try store.updateMetadata(key: "t", revalidated)
-        #expect(try store.addVariant(key: "t", madeFrom: digest, thumbnail: thumbnail) > 0)
-        #expect(try store.entry(forKey: "t")?.metadata.variants == [64])
+        #expect(try store.addThumbnail(key: "t", madeFrom: digest, thumbnail: thumbnail) > 0)
+        #expect(try store.entry(forKey: "t")?.metadata.thumbnailSizes == [64])
         await harness.close()
     }
 
@@ -130,7 +131,7 @@ import Testing
     /// stored original keeps the thumbnails added while it was out.
     @Test func aRevalidationWritesOnlyOverTheOriginalItWasFor() async throws {
         let harness = try PipelineHarness()
-        let store = harness.pipeline.store
+        let store = harness.pipeline.store.entries
         func metadata(_ bytes: Data, at time: Date) -> CacheMetadata {
             CacheMetadata(url: "http://127.0.0.1/u.jpg", headers: ["etag": "\"1\""], requestTime: time, responseTime: time,
                           original: .init(format: "jpeg", width: 227, height: 149, bytes: bytes.count,
@@ -139,11 +140,11 @@ import Testing
         let old = metadata(Fixtures.jpeg, at: Date(timeIntervalSince1970: 1_000))
         try store.save(key: "u", metadata: old, original: FetchedOriginal(data: Fixtures.jpeg), thumbnail: nil)
         let thumbnail = StoredThumbnail(size: 64, format: .jpeg, data: Data([0xFF, 0xD8, 0xFF]))
-        #expect(try store.addVariant(key: "u", madeFrom: old.original.digest, thumbnail: thumbnail) > 0)
+        #expect(try store.addThumbnail(key: "u", madeFrom: old.original.digest, thumbnail: thumbnail) > 0)
         var revalidated = old
         revalidated.responseTime += 60
         #expect(try store.updateMetadata(key: "u", revalidated))
-        #expect(try store.entry(forKey: "u")?.metadata.variants == [64], "the thumbnail added meanwhile is kept")
+        #expect(try store.entry(forKey: "u")?.metadata.thumbnailSizes == [64], "the thumbnail added meanwhile is kept")
 
         let new = metadata(Self.sameLengthChange, at: Date(timeIntervalSince1970: 2_000))
         try store.save(key: "u", metadata: new, original: FetchedOriginal(data: Self.sameLengthChange), thumbnail: nil)

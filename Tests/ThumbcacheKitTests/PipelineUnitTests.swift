@@ -333,18 +333,19 @@ actor AsyncGate {
     }
 }
 
-@Suite struct ThumbnailStoreTests {
+@Suite struct EntryStoreTests {
     /// A store in a fresh temporary directory, closed and deleted after `body`.
-    static func withStore(_ body: (ThumbnailStore, URL) throws -> Void) throws {
+    static func withStore(_ body: (EntryStore, URL) throws -> Void) throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("store-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let store = try ThumbnailStore(directory: directory, maxSize: 10 << 20, ladder: .standard, lockTimeout: .seconds(1)) { _ in }
+        let store = try EntryStore(directory: directory, maxSize: 10 << 20, ladder: .standard,
+                                   access: StoreAccess(lockTimeout: .seconds(1)))
         defer { try? store.cache.close() }
         try body(store, directory)
     }
 
     /// Stores `data` as the original of key "k", fetched at `time`.
-    static func save(_ data: Data, in store: ThumbnailStore, at time: Date = Date()) throws {
+    static func save(_ data: Data, in store: EntryStore, at time: Date = Date()) throws {
         let metadata = CacheMetadata(url: "http://x/a.jpg", headers: [:], requestTime: time, responseTime: time,
                                      original: .init(format: "jpeg", width: 1, height: 1, bytes: data.count, digest: SHA256Digest.hex(bytes: data)))
         try store.save(key: "k", metadata: metadata, original: FetchedOriginal(data: data), thumbnail: nil)

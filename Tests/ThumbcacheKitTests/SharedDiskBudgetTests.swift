@@ -45,7 +45,7 @@ import Testing
         let harness = try PipelineHarness { $0.maxDiskSize = total; $0.maxVariantDiskSize = share }
         let source = try served(path)
         try await Self.variants(of: source, widths: widths, in: harness)
-        let variants = try #require(harness.pipeline.variants).cache
+        let variants = try #require(harness.pipeline.store.variants).cache
         #expect(variants.size > 0)
         return (harness, source, variants)
     }
@@ -69,8 +69,7 @@ import Testing
         let budget = SharedDiskBudget(total: Self.total, share: share, entries: entries)
         // The variants as a server opens them: trimmed in the background, so only the writer's own trim is asserted on.
         let variants = try VariantStore(directory: directory.appendingPathComponent("variants"), maxSize: share,
-                                        lockTimeout: .seconds(5), lockMode: .holdForLifetime, readOnly: false,
-                                        cleanup: .background, sharing: budget)
+                                        access: StoreAccess(lockTimeout: .seconds(5)), sharing: budget)
         let floor = Self.total - share
         let original = 256 << 10
         let originals = Int(floor / Int64(original))
@@ -112,11 +111,11 @@ import Testing
         let harness = try PipelineHarness { $0.maxVariantDiskSize = share }
         let source = try served("/f.jpg")
         _ = try await harness.pipeline.thumbnail(for: source, size: 128)
-        let entriesBytes = harness.pipeline.store.cache.size
+        let entriesBytes = harness.pipeline.store.entries.cache.size
         let total = entriesBytes + share + 1024
         try await harness.reopen { $0.maxDiskSize = total }
-        let entries = harness.pipeline.store.cache
-        let variants = try #require(harness.pipeline.variants)
+        let entries = harness.pipeline.store.entries.cache
+        let variants = try #require(harness.pipeline.store.variants)
         var written: Int64 = 0
         for width in stride(from: 40, through: 220, by: 10) {
             let made = try await harness.pipeline.processed(for: source, options: try ProcessingOptions(parsing: "w:\(width)"))
@@ -138,9 +137,9 @@ import Testing
         let total: Int64 = 64 << 10
         let (harness, source, _) = try await harnessWithVariants(total: total, share: 16 << 10, of: "/z.jpg", widths: [30, 60, 90])
         try await harness.reopen { $0.maxVariantDiskSize = 0 }
-        #expect(harness.pipeline.variants == nil)
+        #expect(harness.pipeline.store.variants == nil)
         #expect(Self.variantsFolder(harness) == [DiskLruCache.lockFileName], "journal and value files deleted")
-        #expect(harness.pipeline.store.cache.maxSize == total && Self.onDisk(harness) <= total)
+        #expect(harness.pipeline.store.entries.cache.maxSize == total && Self.onDisk(harness) <= total)
         #expect(try await harness.pipeline.processed(for: source, options: try ProcessingOptions(parsing: "w:30")).rendered, "not served from the deleted variants")
         // A later start finds nothing to delete and leaves the lock file alone.
         try await harness.reopen()
@@ -155,16 +154,16 @@ import Testing
     @Test func purgeAllDeletesVariantsEvenWhenTheyAreOff() async throws {
         let harness = try PipelineHarness { $0.maxVariantDiskSize = 0 }
         _ = try await harness.pipeline.thumbnail(for: try served("/p.jpg"), size: 64)
-        let entriesBytes = harness.pipeline.store.cache.size
+        let entriesBytes = harness.pipeline.store.entries.cache.size
         let other = try VariantStore(directory: harness.directory.appendingPathComponent("variants"), maxSize: 1 << 20,
-                                     lockTimeout: .seconds(5), lockMode: .perAccess, readOnly: false, cleanup: .inline)
+                                     access: StoreAccess(lockMode: .perAccess, lockTimeout: .seconds(5), cleanup: .inline))
         try other.cache.setData([Data("{}".utf8), Data(count: 10_000)], forKey: "other-process")
         let variantBytes = other.cache.size
 
         let removed = try harness.pipeline.removeAll()
         #expect(removed.entries == 1 && removed.bytes == entriesBytes + variantBytes)
         #expect(Self.variantsFolder(harness) == [DiskLruCache.lockFileName])
-        #expect(Self.onDisk(harness) == 0 && harness.pipeline.store.cache.size == 0)
+        #expect(Self.onDisk(harness) == 0 && harness.pipeline.store.entries.cache.size == 0)
         #expect(other.cache.keys().isEmpty && other.cache.size == 0 && other.cache.recoveredCorruption == nil)
         try other.cache.setData([Data("{}".utf8), Data(count: 100)], forKey: "after-the-purge")
         #expect(other.cache.keys() == ["after-the-purge"])
@@ -183,13 +182,13 @@ import Testing
         let (variantBytes, newest) = (before.size, before.keys().last)
 
         try await harness.reopen { $0.maxVariantDiskSize = variantBytes * 4 }
-        let larger = try #require(harness.pipeline.variants).cache
+        let larger = try #require(harness.pipeline.store.variants).cache
         #expect(larger.size == variantBytes && larger.maxSize == variantBytes * 4, "a larger share keeps every variant")
 
         let smaller = variantBytes / 2
         try await harness.reopen { $0.maxVariantDiskSize = smaller }
-        let variants = try #require(harness.pipeline.variants).cache
-        let entries = harness.pipeline.store.cache
+        let variants = try #require(harness.pipeline.store.variants).cache
+        let entries = harness.pipeline.store.entries.cache
         #expect(variants.size > 0 && variants.size <= smaller, "trimmed to the new share during the start")
         #expect(variants.keys().last == newest && variants.entryCount < widths.count)
         #expect(entries.maxSize == total - variants.size)
@@ -207,13 +206,13 @@ import Testing
             _ = try await harness.pipeline.thumbnail(for: source, size: 128)
             try await Self.variants(of: source, widths: [50, 100], in: harness)
         }
-        let stored = harness.pipeline.store.cache.size + (try #require(harness.pipeline.variants).cache.size)
-        let entryCount = harness.pipeline.store.cache.entryCount
+        let stored = harness.pipeline.store.entries.cache.size + (try #require(harness.pipeline.store.variants).cache.size)
+        let entryCount = harness.pipeline.store.entries.cache.entryCount
 
         let lowered = stored / 2
         try await harness.reopen { $0.maxDiskSize = lowered }
-        let entries = harness.pipeline.store.cache
-        let variants = try #require(harness.pipeline.variants).cache
+        let entries = harness.pipeline.store.entries.cache
+        let variants = try #require(harness.pipeline.store.variants).cache
         #expect(variants.size <= lowered / 4, "the default share, a quarter of the new total")
         #expect(entries.size + variants.size <= lowered, "trimmed during the start")
         #expect(entries.entryCount > 0 && entries.entryCount < entryCount)

@@ -37,13 +37,14 @@ import Testing
         #expect(server.requestCount("/v.jpg") == 1)
         // The record is remembered for the entry's state, so the next hit reads only the image; and from the page
         // cache alone, as an event loop reads (just written, so resident).
-        let key = VariantStore.key(source: source.cacheKey, variant: harness.pipeline.variantName(CanonicalOptions(options), format: nil,
-                                                                                                        negotiated: false, source: .jpeg))
-        let variants = try #require(harness.pipeline.variants)
+        let original = try #require(try harness.pipeline.info(for: source)).metadata.original
+        let key = VariantStore.key(source: source.cacheKey, variant: harness.pipeline.variantName(
+            .processed(CanonicalOptions(options)), format: nil, negotiated: false, original: original))
+        let variants = try #require(harness.pipeline.store.variants)
         let snapshot = try #require(try variants.cache.snapshot(forKey: key))
         snapshot.close()
-        #expect(variants.known.value(forKey: key)?.sequenceNumber == snapshot.sequenceNumber)
-        let resident = harness.pipeline.diskHit(for: source, .processed(CanonicalOptions(options)), waitingForDisk: false)
+        #expect(variants.known.remembered(key)?.sequenceNumber == snapshot.sequenceNumber)
+        let resident = harness.pipeline.diskHit(for: source, .processed(CanonicalOptions(options)), read: .residentOnly)
         #expect(resident?.data == made.data && resident?.servedFrom == .disk && resident?.width == 80)
 
         #expect(try harness.pipeline.remove(source: source))
@@ -77,17 +78,17 @@ import Testing
         server.route("/b.jpg") { _ in .respond(status: 200, headers: [("Cache-Control", "max-age=3600")], body: Fixtures.jpeg) }
         let total: Int64 = 8 << 20
         let harness = try PipelineHarness { $0.maxDiskSize = total; $0.maxVariantDiskSize = 2 << 20 }
-        let entries = harness.pipeline.store.cache
+        let entries = harness.pipeline.store.entries.cache
         #expect(entries.maxSize == total, "no variants yet: the entries may use the whole budget")
         let source = try ImageSource(server.url("/b.jpg"))
         let made = try await harness.pipeline.processed(for: source, options: try ProcessingOptions(parsing: "rs:fill:80:60"))
-        let variantBytes = try #require(harness.pipeline.variants).cache.size
+        let variantBytes = try #require(harness.pipeline.store.variants).cache.size
         #expect(made.rendered && variantBytes > 0 && entries.maxSize == total - variantBytes)
 
         try await harness.reopen()
-        #expect(harness.pipeline.store.cache.maxSize == total - variantBytes, "a restart counts the stored variants")
+        #expect(harness.pipeline.store.entries.cache.maxSize == total - variantBytes, "a restart counts the stored variants")
         #expect(try harness.pipeline.remove(source: source))
-        #expect(harness.pipeline.store.cache.maxSize == total)
+        #expect(harness.pipeline.store.entries.cache.maxSize == total)
         await harness.close()
         server.shutdown()
     }
@@ -98,21 +99,56 @@ import Testing
         let source = try ImageSource(server.url("/m.jpg"))
         let made = try await harness.pipeline.processed(for: source, options: try ProcessingOptions(parsing: "w:30"))
         #expect(made.rendered && made.width == 30)
-        #expect(harness.pipeline.variants == nil && Self.variantFiles(harness).isEmpty)
+        #expect(harness.pipeline.store.variants == nil && Self.variantFiles(harness).isEmpty)
         let hit = try await harness.pipeline.processed(for: source, options: try ProcessingOptions(parsing: "w:30"))
         #expect(hit.servedFrom == .memory)
         await harness.close()
         server.shutdown()
     }
 
-    /// The fixture is 227×149: a 64 px rung scales it by 0.28, a 128 px one by 0.56.
-    @Test(arguments: [("w:60", 64), ("w:100", 128), ("rs:fill:50:50", 128), ("w:200", nil), ("w:100/el:1/dpr:3", nil)] as [(String, Int?)])
+    /// Issue 30 item 4: a lossy rung someone else asked for never stands in for a lossless or higher-quality
+    /// render. After a 128 px AVIF rung is stored, a PNG and a `q:100` JPEG are the bytes a cache without it
+    /// renders from the original; a default-quality JPEG is rendered from the rung (so its bytes differ).
+    @Test func aLossyRungNeverStandsInForALosslessOrBetterRender() async throws {
+        server.route("/q.jpg") { _ in .respond(status: 200, headers: [("Cache-Control", "max-age=3600")], body: Fixtures.jpeg) }
+        let source = try ImageSource(server.url("/q.jpg"))
+        let withRung = try PipelineHarness(), without = try PipelineHarness()
+        let rung = try await withRung.pipeline.thumbnail(for: source, size: 128, format: .avif)
+        #expect(rung.format == .avif && rung.bytesStored > 0)
+        for (list, fromOriginal) in [("w:60/f:png", true), ("w:60/f:jpg/q:100", true), ("w:60/f:jpg", false)] {
+            let options = try ProcessingOptions(parsing: list)
+            let made = try await withRung.pipeline.processed(for: source, options: options)
+            let reference = try await without.pipeline.processed(for: source, options: options)
+            #expect(made.rendered && reference.rendered && made.width == 60, "\(list)")
+            #expect((made.data == reference.data) == fromOriginal, "\(list): rendered from the \(fromOriginal ? "original" : "rung")")
+        }
+        #expect(server.requestCount("/q.jpg") == 2)
+        await withRung.close()
+        await without.close()
+        server.shutdown()
+    }
+
+    /// The fixture is 227×149: a 64 px rung scales it by 0.28, a 128 px one by 0.56. The rungs are JPEG at the
+    /// default quality: they stand in for JPEG and WebP at or below their default quality, never for a PNG or a
+    /// higher quality (`StandIn`).
+    @Test(arguments: [("w:60", 64), ("w:100", 128), ("rs:fill:50:50", 128), ("w:200", nil), ("w:100/el:1/dpr:3", nil),
+                      ("w:60/q:100", nil), ("w:60/f:png", nil), ("w:60/f:webp", 64), ("w:60/fq:jpeg:95", nil),
+                      ("w:60/fq:jpeg:50", 64)] as [(String, Int?)])
     func theSmallestRungThatCoversIsTheInput(_ list: String, _ expected: Int?) async throws {
         let harness = try PipelineHarness()
         let original = CacheMetadata.Original(format: "jpeg", width: 227, height: 149, bytes: 1, digest: "d")
-        let rung = try harness.pipeline.smallestCoveringRung(try ProcessingOptions(parsing: list), original: original,
-                                                             stored: [64, 128], url: "test")
-        #expect(rung == expected, "\(list)")
+        let options = try ProcessingOptions(parsing: list)
+        let format = options.outputFormat(asked: nil, source: .jpeg)
+        let qualities = harness.pipeline.configuration.formatQuality
+        let output = StandIn.Output(format: format, quality: options.quality(for: format, default: { qualities[$0] }))
+        let stored = [64, 128].map { CacheMetadata.StoredSize(size: $0, parts: [.init(format: "jpeg", bytes: 100)]) }
+        let standIn = try harness.pipeline.standIn(options, output: output, original: original, stored: stored, url: "test")
+        #expect(standIn?.size == expected, "\(list)")
+        #expect(standIn.map { $0.format == .jpeg } ?? true)
+        // A lossless rung stands in for any output it covers in pixels.
+        let png = [64, 128].map { CacheMetadata.StoredSize(size: $0, parts: [.init(format: "png", bytes: 100)]) }
+        let lossless = try harness.pipeline.standIn(options, output: output, original: original, stored: png, url: "test")
+        #expect(lossless?.size == (list.hasPrefix("w:60") ? 64 : expected), "\(list) from PNG rungs")
         await harness.close()
     }
 }

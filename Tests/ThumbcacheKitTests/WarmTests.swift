@@ -132,14 +132,14 @@ import Testing
         // A URL interrupted between its sizes keeps the sizes already made: a complete entry, not a
         // half-written one. So the cache holds at least the finished URLs, each a readable entry.
         let entries = URL(fileURLWithPath: cacheDir).appendingPathComponent("entries")
-        let cache = try DiskLruCache.openReadOnly(directory: entries, appVersion: ThumbnailStore.appVersion,
+        let cache = try DiskLruCache.openReadOnly(directory: entries, appVersion: EntryStore.appVersion,
                                                   valueCount: SizeLadder.standard.valueCount)
         #expect(cache.recoveredCorruption == nil)
         let keys = cache.keys()
         #expect(keys.count >= done && keys.count <= done + 2, "finished URLs, plus at most the two in flight: \(keys.count)")
         for key in keys {
             let snapshot = try #require(try cache.snapshot(forKey: key))
-            #expect(CacheMetadata.decode(try snapshot.data(at: ThumbnailStore.metadataIndex)) != nil)
+            #expect(CacheMetadata.decode(try snapshot.data(at: EntryStore.metadataIndex)) != nil)
             snapshot.close()
         }
         try cache.close()
@@ -152,13 +152,13 @@ import Testing
         #expect(fresh == keys.count && fetched == 10 - keys.count, "the re-run fetches only what is not cached: \(final)")
         #expect((0..<10).allSatisfy { server.requestCount("/s\($0).jpg") >= 1 })
         // Every URL now has both sizes, the interrupted ones included.
-        let after = try DiskLruCache.openReadOnly(directory: entries, appVersion: ThumbnailStore.appVersion,
+        let after = try DiskLruCache.openReadOnly(directory: entries, appVersion: EntryStore.appVersion,
                                                   valueCount: SizeLadder.standard.valueCount)
         #expect(after.keys().count == 10)
         for key in after.keys() {
             let snapshot = try #require(try after.snapshot(forKey: key))
-            let metadata = try #require(CacheMetadata.decode(try snapshot.data(at: ThumbnailStore.metadataIndex)))
-            #expect(metadata.variants == [64, 128], "\(key): \(metadata.variants)")
+            let metadata = try #require(CacheMetadata.decode(try snapshot.data(at: EntryStore.metadataIndex)))
+            #expect(metadata.thumbnailSizes == [64, 128], "\(key): \(metadata.thumbnailSizes)")
             snapshot.close()
         }
         cleanUp()

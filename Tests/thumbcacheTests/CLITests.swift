@@ -138,7 +138,7 @@ import Testing
             process.waitUntilExit()
         }
         let cache = try DiskLruCache(directory: URL(fileURLWithPath: cacheDir).appendingPathComponent("entries"),
-                                     appVersion: ThumbnailStore.appVersion, valueCount: SizeLadder.standard.valueCount, maxSize: 1 << 30)
+                                     appVersion: EntryStore.appVersion, valueCount: SizeLadder.standard.valueCount, maxSize: 1 << 30)
         #expect(cache.recoveredCorruption == nil)
         #expect(cache.keys().count == 1, "the earlier entry survives; the killed gets stored nothing half-done")
         try cache.close()

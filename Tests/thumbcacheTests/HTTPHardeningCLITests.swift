@@ -71,7 +71,7 @@ import Testing
         #expect(try run(["get", url, "--size", "64", "--cache-dir", cacheDir, "-o", "/dev/null"]).status == 0)
         // A metadata file from an older version, or damaged: absurd times and headers.
         let cache = try DiskLruCache(directory: URL(fileURLWithPath: cacheDir).appendingPathComponent("entries"),
-                                     appVersion: ThumbnailStore.appVersion, valueCount: SizeLadder.standard.valueCount, maxSize: 1 << 30)
+                                     appVersion: EntryStore.appVersion, valueCount: SizeLadder.standard.valueCount, maxSize: 1 << 30)
         let key = try ImageSource(url).cacheKey
         let stored = try #require(try cache.snapshot(forKey: key))
         var metadata = try #require(CacheMetadata.decode(try stored.data(at: 0)))

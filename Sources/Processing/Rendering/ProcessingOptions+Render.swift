@@ -32,14 +32,18 @@ extension ProcessingOptions {
         let image = try PlanRenderer().render(from: input, plan: plan, effects: renderEffects, autoRotate: autoRotate,
                                               limits: limits, convertToSRGB: convertToSRGB, cancellation: cancellation)
         try cancellation?.check()
-        var encoded = (data: try encodeSettings(for: format, default: defaultQuality).encode(image).data, format: format)
-        if let fallback {
-            let answer = try FormatFallback.answer(encoded.data, as: format, fallback: fallback) { () throws(ImageDecodeError) in
-                try cancellation?.check()
-                return try encodeSettings(for: fallback, default: defaultQuality).encode(image).data
-            }
-            encoded = (answer.data, answer.format)
+        let encoded = try encodeSettings(for: format, default: defaultQuality).encode(image).data
+        guard let fallback else {
+            return Thumbnail(data: encoded, format: format, width: image.width, height: image.height, sourceInfo: sourceInfo)
         }
-        return Thumbnail(data: encoded.data, format: encoded.format, width: image.width, height: image.height, sourceInfo: sourceInfo)
+        let answer = try FormatFallback.answer(encoded, as: format, fallback: fallback) { () throws(ImageDecodeError) in
+            try cancellation?.check()
+            return try encodeSettings(for: fallback, default: defaultQuality).encode(image).data
+        }
+        // The other encoding too, for a cache that keeps both (a ladder thumbnail: `FormatFallback`).
+        var thumbnail = Thumbnail(data: answer.data, format: answer.format, width: image.width, height: image.height,
+                                  sourceInfo: sourceInfo)
+        thumbnail.declined = answer.declined
+        return thumbnail
     }
 }

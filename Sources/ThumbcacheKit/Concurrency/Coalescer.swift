@@ -5,7 +5,7 @@ import Foundation
 /// While another waiter remains, the work goes on for it (and fills the cache); when the last waiter gives up,
 /// the work is cancelled and forgotten, so the next request for the key starts afresh. The work must observe
 /// cancellation for that to free anything (a download closes its connection, a queued render leaves its queue).
-public actor Coalescer<Key: Hashable & Sendable, Value: Sendable> {
+package actor Coalescer<Key: Hashable & Sendable, Value: Sendable> {
     private struct Flight {
         /// Tells this flight from a later one of the same key: a cancelled flight that finishes afterwards
         /// must not answer (or remove) the flight that replaced it.
@@ -17,14 +17,14 @@ public actor Coalescer<Key: Hashable & Sendable, Value: Sendable> {
     private var flights: [Key: Flight] = [:]
     private var nextID: UInt64 = 0
     /// How many times work actually started (for tests and stats).
-    public private(set) var started = 0
+    package private(set) var started = 0
 
-    public init() {}
+    package init() {}
 
     /// Callers waiting on the key's work now (for tests).
     func waiters(for key: Key) -> Int { flights[key]?.waiters.count ?? 0 }
 
-    public func value(for key: Key, work: @escaping @Sendable () async throws -> Value) async throws -> Value {
+    package func value(for key: Key, work: @escaping @Sendable () async throws -> Value) async throws -> Value {
         let waiter = newID()
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Value, any Error>) in

@@ -51,16 +51,16 @@ public final class DecodeBudget: Sendable {
     }
 
     /// Bytes reserved now.
-    public var inUse: Int { state.withLock { $0.inUse } }
+    package var inUse: Int { state.withLock { $0.inUse } }
     /// The most bytes ever reserved at once.
-    public var peak: Int { state.withLock { $0.peak } }
+    package var peak: Int { state.withLock { $0.peak } }
     /// Reservations waiting for bytes to be returned.
-    public var waiting: Int { state.withLock { $0.waiters.count } }
+    package var waiting: Int { state.withLock { $0.waiters.count } }
 
     /// Reserves `bytes` (at most `capacity`: a decode larger than the whole budget runs alone), waiting until
     /// they fit. Returns the bytes reserved, to hand to `release`. Throws `CancellationError` if the task is
     /// cancelled while waiting; nothing is then reserved.
-    public func reserve(_ bytes: Int) async throws -> Int {
+    package func reserve(_ bytes: Int) async throws -> Int {
         let bytes = min(max(bytes, 0), capacity)
         let id: UInt64? = state.withLock { state in
             if state.waiters.isEmpty && state.inUse + bytes <= capacity {
@@ -96,7 +96,7 @@ public final class DecodeBudget: Sendable {
 
     /// `reserve` for a render about to start (inside its render slot): cancelled while waiting is
     /// `PipelineError.cancelled`.
-    public func reserveForRender(_ bytes: Int) async throws(PipelineError) -> Int {
+    package func reserveForRender(_ bytes: Int) async throws(PipelineError) -> Int {
         do {
             return try await reserve(bytes)
         } catch {
@@ -105,7 +105,7 @@ public final class DecodeBudget: Sendable {
     }
 
     /// Returns bytes that `reserve` handed out.
-    public func release(_ bytes: Int) {
+    package func release(_ bytes: Int) {
         let admitted = state.withLock { state in
             state.inUse -= bytes
             return state.admit(capacity: capacity)
@@ -114,7 +114,7 @@ public final class DecodeBudget: Sendable {
     }
 
     /// Runs `body` holding a reservation of `bytes`.
-    public func withReservation<Result>(_ bytes: Int, _ body: () async throws -> Result) async throws -> Result {
+    package func withReservation<Result>(_ bytes: Int, _ body: () async throws -> Result) async throws -> Result {
         let reserved = try await reserve(bytes)
         defer { release(reserved) }
         return try await body()

@@ -2,7 +2,7 @@ import Synchronization
 
 /// Where the pipeline's renders (decode, resize, encode) wait for a worker. A server bounds them
 /// (`ThumbcacheServer.RenderLimiter`); the CLI does not.
-public protocol RenderGate: Sendable {
+package protocol RenderGate: Sendable {
     /// Asked before a download or revalidation: a gate that bounds renders promises the render that may follow a
     /// place, or refuses at once (`PipelineError.overloaded`) when running, queued and promised renders fill it,
     /// so a refused request costs no download. nil: nothing to promise (an unbounded gate).
@@ -19,16 +19,16 @@ public protocol RenderGate: Sendable {
 }
 
 extension RenderGate {
-    public func admit() throws(PipelineError) -> RenderAdmission? { nil }
+    package func admit() throws(PipelineError) -> RenderAdmission? { nil }
 
     /// Runs `body` once a slot is free, with no promised place.
-    public func run<T: Sendable>(reserving bytes: Int, of budget: DecodeBudget?,
+    package func run<T: Sendable>(reserving bytes: Int, of budget: DecodeBudget?,
                                  _ body: @escaping @Sendable () throws(PipelineError) -> T) async throws(PipelineError) -> T {
         try await run(reserving: bytes, of: budget, admission: nil, body)
     }
 
     /// Runs `body` once a slot is free, reserving no decode memory.
-    public func run<T: Sendable>(_ body: @escaping @Sendable () throws(PipelineError) -> T) async throws(PipelineError) -> T {
+    package func run<T: Sendable>(_ body: @escaping @Sendable () throws(PipelineError) -> T) async throws(PipelineError) -> T {
         try await run(reserving: 0, of: nil, admission: nil, body)
     }
 }
@@ -38,22 +38,22 @@ extension RenderGate {
 /// Either happens once, whichever comes first, so the gate's count of promises stays exact. One that is
 /// dropped unused gives its place back: a download whose every request left before it ended (the coalescer
 /// then hands its result to no one) must not hold a place for ever.
-public final class RenderAdmission: Sendable {
+package final class RenderAdmission: Sendable {
     private let settled = Atomic(false)
     private let onRelease: @Sendable () -> Void
 
     /// `onRelease` runs once if the place is given back unused.
-    public init(onRelease: @escaping @Sendable () -> Void) {
+    package init(onRelease: @escaping @Sendable () -> Void) {
         self.onRelease = onRelease
     }
 
     /// Claims the place for a render; false when it was already used or given back.
-    public func take() -> Bool {
+    package func take() -> Bool {
         !settled.exchange(true, ordering: .acquiringAndReleasing)
     }
 
     /// Gives the place back if it was not used.
-    public func release() {
+    package func release() {
         if take() { onRelease() }
     }
 
@@ -61,10 +61,10 @@ public final class RenderAdmission: Sendable {
 }
 
 /// Runs every render at once (after its decode memory is reserved).
-public struct UnboundedRenderGate: RenderGate {
-    public init() {}
+package struct UnboundedRenderGate: RenderGate {
+    package init() {}
 
-    public func run<T: Sendable>(reserving bytes: Int, of budget: DecodeBudget?, admission: RenderAdmission?,
+    package func run<T: Sendable>(reserving bytes: Int, of budget: DecodeBudget?, admission: RenderAdmission?,
                                  _ body: @escaping @Sendable () throws(PipelineError) -> T) async throws(PipelineError) -> T {
         let reserved = try await budget?.reserveForRender(bytes) ?? 0
         defer { budget?.release(reserved) }

@@ -22,7 +22,7 @@ public struct CacheMetadata: Codable, Sendable, Equatable {
     public var thumbnails: [StoredSize]
 
     /// Ladder sizes with at least one stored thumbnail, ascending.
-    public var variants: [Int] { thumbnails.map(\.size) }
+    public var thumbnailSizes: [Int] { thumbnails.map(\.size) }
 
     /// One ladder size's DiskLru value: its thumbnails in several formats, packed back to back in this order.
     public struct StoredSize: Codable, Sendable, Equatable {

@@ -2,10 +2,10 @@ import Foundation
 
 /// The memory limit of the cgroup this process runs in (a container's or a systemd unit's `MemoryMax`), so the
 /// memory cache can size itself from what the process may really use rather than from the machine's RAM.
-public enum CgroupMemoryLimit {
+package enum CgroupMemoryLimit {
     /// cgroup v2 (`<root>/<own path>/memory.max`, then `<root>/memory.max`), else v1
     /// (`<root>/memory/memory.limit_in_bytes`); nil when there is no limit ("max", or v1's page-rounded 2^63).
-    public static func read(root: URL = CgroupDirectory.root, selfCgroup: URL = CgroupDirectory.selfCgroup) -> Int? {
+    package static func read(root: URL = CgroupDirectory.root, selfCgroup: URL = CgroupDirectory.selfCgroup) -> Int? {
         var candidates: [URL] = []
         if let own = CgroupDirectory.own(root: root, selfCgroup: selfCgroup) {
             candidates.append(own.appendingPathComponent("memory.max"))
@@ -37,7 +37,7 @@ public enum CgroupMemoryLimit {
     }
 
     /// The memory cache's default size: an eighth of the cgroup limit, within 16 MiB…1 GiB; 64 MiB without one.
-    public static func suggestedCacheSize(limit: Int?) -> Int {
+    package static func suggestedCacheSize(limit: Int?) -> Int {
         guard let limit else { return 64 << 20 }
         return min(max(limit / 8, 16 << 20), 1 << 30)
     }

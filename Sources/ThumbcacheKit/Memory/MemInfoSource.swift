@@ -2,19 +2,19 @@ import Foundation
 
 /// The machine's available memory (`MemAvailable` of `MemTotal` in `/proc/meminfo`, Linux 3.14+): the last resort,
 /// blind to a container's own limit.
-public struct MemInfoSource: MemoryPressureSource {
-    public let file: URL
+package struct MemInfoSource: MemoryPressureSource {
+    package let file: URL
 
-    public init(file: URL = URL(fileURLWithPath: "/proc/meminfo")) {
+    package init(file: URL = URL(fileURLWithPath: "/proc/meminfo")) {
         self.file = file
     }
 
-    public func read() -> MemoryPressureReading? {
+    package func read() -> MemoryPressureReading? {
         (try? String(contentsOf: file, encoding: .utf8)).flatMap(Self.parse)
     }
 
     /// `MemAvailable` and `MemTotal` (given in kB) as bytes; nil when either is missing or the total is 0.
-    public static func parse(_ text: String) -> MemoryPressureReading? {
+    package static func parse(_ text: String) -> MemoryPressureReading? {
         var available: Int?
         var total: Int?
         for line in text.split(separator: "\n") {

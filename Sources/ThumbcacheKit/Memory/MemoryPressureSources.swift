@@ -5,8 +5,8 @@ import Foundation
 /// 2. the own cgroup v2's `memory.current` of `memory.max`, when it has a limit;
 /// 3. `/proc/meminfo`'s `MemAvailable` of `MemTotal`.
 /// nil where none reads (not Linux): nothing is watched.
-public enum MemoryPressureSources {
-    public static func automatic(proc: URL = URL(fileURLWithPath: "/proc"), cgroupRoot: URL = CgroupDirectory.root,
+package enum MemoryPressureSources {
+    package static func automatic(proc: URL = URL(fileURLWithPath: "/proc"), cgroupRoot: URL = CgroupDirectory.root,
                                  selfCgroup: URL = CgroupDirectory.selfCgroup) -> (any MemoryPressureSource)? {
         let own = CgroupDirectory.own(root: cgroupRoot, selfCgroup: selfCgroup)
         let stallFiles = [proc.appendingPathComponent("pressure/memory"), own?.appendingPathComponent("memory.pressure")]

@@ -5,12 +5,12 @@ import ImageDecode
 /// flight (so at most that many downloads), through the same pipeline as `get` (HTTP semantics, coalescing).
 /// Only counters and a sample of failures are kept; decodes in flight hold at most the pipeline's
 /// `decodeBudget` together (a progressive JPEG's coefficients count), whatever `concurrency` is.
-public struct CacheWarmer: Sendable {
-    public let pipeline: ThumbnailPipeline
-    public let sizes: [Int]
-    public let concurrency: Int
+package struct CacheWarmer: Sendable {
+    package let pipeline: ThumbnailPipeline
+    package let sizes: [Int]
+    package let concurrency: Int
 
-    public init(pipeline: ThumbnailPipeline, sizes: [Int], concurrency: Int) {
+    package init(pipeline: ThumbnailPipeline, sizes: [Int], concurrency: Int) {
         self.pipeline = pipeline
         self.sizes = Array(Set(sizes)).sorted(by: >)
         self.concurrency = max(1, concurrency)
@@ -19,7 +19,7 @@ public struct CacheWarmer: Sendable {
     /// Reads a URL list: one per line (LF or CRLF); blank lines and `#` comments are skipped; a UTF-8
     /// byte-order mark (as Windows editors write) is not part of the first URL; repeats are dropped (keeping
     /// the first), so a duplicated URL is fetched once.
-    public static func parseList(_ text: String) -> [String] {
+    package static func parseList(_ text: String) -> [String] {
         var seen = Set<String>()
         var urls: [String] = []
         func add(_ line: Substring) {
@@ -42,14 +42,14 @@ public struct CacheWarmer: Sendable {
     /// (the report keeps only a sample, so memory does not grow with the failures). Cancelling the calling
     /// task stops the run: no new URL is started, in-flight ones are abandoned (nothing half-written is
     /// kept), and the report says how far it got.
-    public func run(_ urls: [String], onProgress: (WarmReport) -> Void = { _ in },
+    package func run(_ urls: [String], onProgress: (WarmReport) -> Void = { _ in },
                     onFailure: (WarmReport.Failure) -> Void = { _ in }) async -> WarmReport {
         await Self.run(urls, concurrency: concurrency, warm: { await self.warm($0) }, onProgress: onProgress, onFailure: onFailure)
     }
 
     /// The sliding window shared by every way of warming (this cache, or a running service through
     /// `ServerWarmer`): `warm` does one URL; at most `concurrency` are in flight; cancelling stops the run.
-    public static func run(_ urls: [String], concurrency: Int, warm: @escaping @Sendable (String) async -> WarmReport.Outcome,
+    package static func run(_ urls: [String], concurrency: Int, warm: @escaping @Sendable (String) async -> WarmReport.Outcome,
                            onProgress: (WarmReport) -> Void = { _ in },
                            onFailure: (WarmReport.Failure) -> Void = { _ in }) async -> WarmReport {
         let concurrency = max(1, concurrency)
@@ -106,9 +106,9 @@ public struct CacheWarmer: Sendable {
 
 /// What a warm run did: outcome counts, and the first failures as a sample (the full list goes to
 /// `run`'s `onFailure`); also its progress while it runs.
-public struct WarmReport: Sendable, Encodable {
+package struct WarmReport: Sendable, Encodable {
     /// What warming one URL did.
-    public enum Outcome: Sendable {
+    package enum Outcome: Sendable {
         case fetched(downloaded: Int, stored: Int)
         case revalidated(stored: Int)
         case fresh(stored: Int)
@@ -116,36 +116,36 @@ public struct WarmReport: Sendable, Encodable {
         case cancelled
     }
 
-    public struct Failure: Sendable, Codable {
-        public var url: String
-        public var reason: String
+    package struct Failure: Sendable, Codable {
+        package var url: String
+        package var reason: String
     }
 
-    public var total: Int
-    public var fetched = 0
+    package var total: Int
+    package var fetched = 0
     /// Already fresh in the cache: nothing was fetched (missing sizes may still have been made).
-    public var fresh = 0
-    public var revalidated = 0
-    public var failedCount = 0
+    package var fresh = 0
+    package var revalidated = 0
+    package var failedCount = 0
     /// The first `Self.failureSampleSize` failures, for a report a person reads.
-    public var failureSample: [Failure] = []
-    public var bytesDownloaded: Int64 = 0
-    public var bytesStored: Int64 = 0
-    public var interrupted = false
-    public var elapsed: Duration = .zero
+    package var failureSample: [Failure] = []
+    package var bytesDownloaded: Int64 = 0
+    package var bytesStored: Int64 = 0
+    package var interrupted = false
+    package var elapsed: Duration = .zero
 
-    public static let failureSampleSize = 100
+    package static let failureSampleSize = 100
 
     init(total: Int) { self.total = total }
 
-    public var done: Int { fetched + fresh + revalidated + failedCount }
+    package var done: Int { fetched + fresh + revalidated + failedCount }
 
-    public var seconds: Double {
+    package var seconds: Double {
         elapsed / .seconds(1)
     }
 
     /// URLs per second so far.
-    public var rate: Double { seconds > 0 ? Double(done) / seconds : 0 }
+    package var rate: Double { seconds > 0 ? Double(done) / seconds : 0 }
 
     /// Counts the outcome; returns the failure, if it is one.
     mutating func record(_ url: String, _ outcome: Outcome) -> Failure? {
@@ -176,7 +176,7 @@ public struct WarmReport: Sendable, Encodable {
         case total, fetched, fresh, revalidated, failedCount, bytesDownloaded, bytesStored, interrupted, seconds
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(total, forKey: .total)
         try container.encode(fetched, forKey: .fetched)

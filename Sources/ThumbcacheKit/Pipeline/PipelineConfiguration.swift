@@ -13,7 +13,7 @@ public struct PipelineConfiguration: Sendable {
     /// Download size, timeouts, redirects and connections per origin (`FetchLimits.originals` unless set).
     public var fetchLimits = FetchLimits.originals
     public var ladder = SizeLadder.standard
-    public var memoryLimits = MemoryCache<String, MemoryEntry>.Limits(totalCost: 64 << 20, count: 2000)
+    public var memoryLimits = MemoryLimits(totalCost: 64 << 20, count: 2000)
     /// Trims the memory cache while the system is short of memory (docs/library.md, "Memory pressure"): the
     /// process's shared monitor by default; nil keeps `memoryLimits` whatever happens.
     public var memoryPressure: MemoryPressureMonitor? = .shared
@@ -60,7 +60,7 @@ public struct PipelineConfiguration: Sendable {
     /// Resolves host names for the address check in place of the system's resolver (tests).
     var hostResolver: (any HostResolver)?
     /// Bounds concurrent renders (a server's `--workers` and `--queue`); default: no bound, as the CLI.
-    public var renderGate: any RenderGate = UnboundedRenderGate()
+    package var renderGate: any RenderGate = UnboundedRenderGate()
     /// How long to wait for another process holding the cache directory.
     public var lockTimeout: Duration = .seconds(300)
     /// When the cache directory lock is held (see `LockMode`).

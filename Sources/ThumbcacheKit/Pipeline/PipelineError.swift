@@ -106,3 +106,14 @@ public enum PipelineError: Error, Sendable, CustomStringConvertible {
         }
     }
 }
+
+extension PipelineError {
+    /// An error thrown inside an untyped DiskLru access (`withAccess`, an editor's writes) as the pipeline's.
+    static func stored(_ error: any Error) -> PipelineError {
+        switch error {
+        case let error as PipelineError: error
+        case let error as DiskLruError: .cache(error)
+        default: .cache(.invalidArgument("\(error)"))
+        }
+    }
+}

@@ -1,24 +1,93 @@
 import ImageDecode
 import Processing
 
-/// What is made of a source: a thumbnail of the short grammar (a longest side or a centre square, kept on the
-/// disk ladder when its size is a rung), or an image described by imgproxy's processing options (kept on disk as
-/// a variant of its source, `VariantStore`). The server's check produces one per request; the pipeline's
-/// `memoryHit`, `diskHit` and `result` take it, so both grammars go through one request path.
-public enum Rendition: Sendable, Hashable {
-    case thumbnail(size: Int, fit: FitMode)
-    case processed(CanonicalOptions)
+/// What is made of a source, in one description for both grammars, `get`, `warm` and library callers: imgproxy's
+/// processing options in canonical form. The short grammar's `size/contain` is `rs:fit:size:size` and `size/cover`
+/// `rs:fill:size:size` (centre gravity, never enlarged); it differs from an imgproxy URL only in its default format
+/// (JPEG, or PNG for a source with alpha, where imgproxy keeps the source's format). One render path, one store
+/// and one memory key follow from it; a short-grammar `contain` of a ladder size is stored in the source's entry
+/// (`ladderSize(in:)`), everything else as a variant in `variants/`.
+public struct Rendition: Sendable, Hashable {
+    public let processing: CanonicalOptions
+    /// The answer's format when neither the request nor the options name one.
+    package let defaultFormat: DefaultFormat
+    /// The short grammar's size and fit, when this came from it.
+    package let thumbnail: ShortThumbnail?
+    /// One spelling per image: the options' canonical form, and the default format when it is not imgproxy's. Memory
+    /// keys and variant names are made from it.
+    package let canonical: String
+    /// The options' canonical form without their format, for keys of an answer whose format is named (`key`).
+    private let canonicalWithoutFormat: String
+
+    package enum DefaultFormat: String, Sendable, Hashable {
+        /// imgproxy's: the source's format when it can be written, else PNG.
+        case source
+        /// The short grammar's: JPEG, or PNG when the source has alpha.
+        case jpegUnlessAlpha
+    }
+
+    /// A thumbnail of the short grammar: a longest side (`contain`) or a centre square (`cover`).
+    package struct ShortThumbnail: Sendable, Hashable {
+        package let size: Int
+        package let fit: FitMode
+    }
+
+    /// An image described by imgproxy's processing options.
+    public static func processed(_ processing: CanonicalOptions) -> Rendition {
+        Rendition(processing: processing, defaultFormat: .source, thumbnail: nil)
+    }
+
+    /// The short grammar's thumbnail of longest side (or square side) `size`, never enlarged.
+    public static func thumbnail(size: Int, fit: FitMode = .contain) -> Rendition {
+        var options = ProcessingOptions()
+        options.geometry.resizingType = fit == .cover ? .fill : .fit
+        (options.geometry.width, options.geometry.height) = (size, size)
+        return Rendition(processing: CanonicalOptions(options), defaultFormat: .jpegUnlessAlpha,
+                         thumbnail: ShortThumbnail(size: size, fit: fit))
+    }
+
+    private init(processing: CanonicalOptions, defaultFormat: DefaultFormat, thumbnail: ShortThumbnail?) {
+        (self.processing, self.defaultFormat, self.thumbnail) = (processing, defaultFormat, thumbnail)
+        canonical = defaultFormat == .source ? processing.canonical : processing.canonical + "|" + defaultFormat.rawValue
+        var formatless = processing.options
+        formatless.format = nil
+        canonicalWithoutFormat = formatless.format == processing.options.format ? processing.canonical : formatless.canonical
+    }
+
+    package var options: ProcessingOptions { processing.options }
+
+    /// The ladder size this rendition is stored at in its source's entry: a short-grammar `contain` of a size on
+    /// `ladder`. Nil: stored as a variant.
+    func ladderSize(in ladder: SizeLadder) -> Int? {
+        guard let thumbnail, thumbnail.fit == .contain, ladder.valueIndex(of: thumbnail.size) != nil else { return nil }
+        return thumbnail.size
+    }
+
+    /// The format the answer is written in: `asked` (an extension, `f:`, a negotiated format), else the options',
+    /// else the default for this description and the source.
+    func outputFormat(asked: ImageFormat?, original: CacheMetadata.Original) -> ImageFormat {
+        switch defaultFormat {
+        case .source: options.outputFormat(asked: asked, source: ImageFormat(rawValue: original.format))
+        case .jpegUnlessAlpha: asked ?? options.format ?? (original.alpha ? .png : .jpeg)
+        }
+    }
 
     /// The part of a memory-cache key after the source's key: one spelling per image (`canonical`), so two
     /// spellings of one processed image share one render. A negotiated format (`~`) is a key of its own: its
     /// answer may be the fallback format (`FormatFallback`), which a request naming the format must never get.
     func memoryKeySuffix(format: ImageFormat?, negotiated: Bool = false) -> String {
-        let negotiation = negotiated ? "~" : ""
-        return switch self {
-        case let .thumbnail(size, fit): "\(size)\(fit == .cover ? "c" : "")/\(format?.rawValue ?? "auto")\(negotiation)"
         // The options' own format when none is given separately, so both spellings share one key.
-        case let .processed(processing):
-            "p/\(processing.canonical)/\((format ?? processing.options.format)?.rawValue ?? "auto")\(negotiation)"
-        }
+        let format = format ?? options.format
+        return "p/\(key(format: format, negotiated: negotiated))/\(format?.rawValue ?? "auto")\(negotiated ? "~" : "")"
     }
+
+    /// The description's part of a key for an answer in `format`: with a format named (not negotiated) neither the
+    /// default format nor where the format was named plays a part, so the short grammar's `256/cover.jpg` and
+    /// imgproxy's `rs:fill:256:256/f:jpg` are one image, rendered and stored once.
+    func key(format: ImageFormat?, negotiated: Bool) -> String {
+        format != nil && !negotiated ? canonicalWithoutFormat : canonical
+    }
+
+    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.canonical == rhs.canonical }
+    public func hash(into hasher: inout Hasher) { hasher.combine(canonical) }
 }

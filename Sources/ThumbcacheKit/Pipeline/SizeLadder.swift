@@ -16,9 +16,4 @@ public struct SizeLadder: Sendable, Equatable {
     }
 
     public var valueCount: Int { sizes.count + 2 }
-
-    /// Rungs at least as large as `size`, smallest first: the cheapest good sources for an off-ladder size.
-    public func rungs(atLeast size: Int) -> [Int] {
-        sizes.filter { $0 >= size }
-    }
 }

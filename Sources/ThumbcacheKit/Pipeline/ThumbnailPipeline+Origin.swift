@@ -49,7 +49,7 @@ extension ThumbnailPipeline {
     }
 
     /// The origin's answer for `source` (its body, a 304, or the stored copy standing in for a failure).
-    private func ask(_ source: ImageSource, stored: ThumbnailStore.Entry?, key: String, policy: FetchPolicy,
+    private func ask(_ source: ImageSource, stored: EntryStore.Entry?, key: String, policy: FetchPolicy,
                      conditional: [(String, String)]) async throws(PipelineError) -> Origin {
         let outcome: FetchOutcome
         do {

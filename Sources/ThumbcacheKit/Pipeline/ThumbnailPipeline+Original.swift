@@ -6,7 +6,7 @@ extension ThumbnailPipeline {
     /// A fetched original is stored (when the origin allows it) without rendering a thumbnail; it must still be
     /// an image the pipeline can read the header of.
     public func original(for source: ImageSource, policy: FetchPolicy = .normal) async throws(PipelineError) -> CachedOriginal {
-        if configuration.readOnly { throw .cache(.readOnly(directory: store.cache.directory.path)) }
+        if configuration.readOnly { throw .cache(.readOnly(directory: store.directoryPath)) }
         let source = keyed(source)
         let key = source.cacheKey
         do {
@@ -16,7 +16,7 @@ extension ThumbnailPipeline {
             let data = try origin.originalData(url: source.normalized)
             if let downloaded = origin.downloaded {
                 if origin.storable {
-                    _ = try store.save(key: key, metadata: origin.metadata, original: downloaded, thumbnail: nil)
+                    _ = try saveOriginal(downloaded, of: origin, key: key, thumbnail: nil)
                 }
                 unstored.release(key, fetchedAt: origin.metadata.responseTime)
             }

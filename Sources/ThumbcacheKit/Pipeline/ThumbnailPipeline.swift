@@ -26,9 +26,8 @@ public final class ThumbnailPipeline: Sendable {
 
     public let configuration: PipelineConfiguration
     package let memory: MemoryCache<String, MemoryEntry>
-    let store: ThumbnailStore
-    /// Processed images on disk (`Rendition.processed`); nil when they are kept in memory only.
-    let variants: VariantStore?
+    /// The entries (originals, ladder thumbnails) and the processed variants on disk.
+    let store: RenditionStore
     let thumbnailer = Thumbnailer()
     let origins = Coalescer<String, Origin>()
     let renders = Coalescer<String, ThumbnailResult>()
@@ -57,7 +56,7 @@ public final class ThumbnailPipeline: Sendable {
         /// Set when the origin's answer may not be kept (`Storability`): nothing goes to disk or memory.
         var uncacheable: Uncacheable? = nil
         var storable: Bool { uncacheable == nil }
-        var entry: ThumbnailStore.Entry?
+        var entry: EntryStore.Entry?
         /// Set when the stored entry stands in for an origin that failed (stale-if-error).
         var staleBecause: StaleServe? = nil
         /// How long settling the origin question took (download or revalidation included).
@@ -85,28 +84,7 @@ public final class ThumbnailPipeline: Sendable {
         } else {
             _ = try CacheDirectory.prepare(directory.url)
         }
-        let variantBudget = min(configuration.maxDiskSize, max(0, configuration.maxVariantDiskSize ?? configuration.maxDiskSize / 4))
-        store = try ThumbnailStore(
-            directory: directory.entries, maxSize: configuration.maxDiskSize, ladder: configuration.ladder,
-            lockTimeout: configuration.lockTimeout, lockMode: configuration.lockMode, readOnly: configuration.readOnly,
-            cleanup: configuration.inlineDiskTrim ? .inline : .background, shared: configuration.cacheRole.isShared,
-            onLockWait: onLockWait)
-        if configuration.readOnly {
-            // `info` lists the variants when the directory has them (an older cache has none).
-            variants = try? VariantStore(directory: directory.variants, maxSize: 1, lockTimeout: configuration.lockTimeout,
-                                         lockMode: configuration.lockMode, readOnly: true, cleanup: .background)
-        } else {
-            let budget = SharedDiskBudget(total: configuration.maxDiskSize, share: variantBudget, entries: store.cache)
-            if variantBudget > 0 {
-                variants = try VariantStore(directory: directory.variants, maxSize: variantBudget, lockTimeout: configuration.lockTimeout,
-                                            lockMode: configuration.lockMode, readOnly: false,
-                                            cleanup: configuration.inlineDiskTrim ? .inline : .background, sharing: budget)
-            } else {
-                variants = nil
-                try Self.removeUnusedVariants(in: directory, configuration)
-            }
-            do { try budget.settleAtStart() } catch { throw .cache(error) }
-        }
+        store = try RenditionStore(configuration, onLockWait: onLockWait)
         // Only reads `downloads/` when nothing is abandoned there, the usual case: a disk hit writes nothing.
         if !configuration.readOnly { DownloadFolder.removeAbandoned(in: downloads) }
     }
@@ -116,33 +94,7 @@ public final class ThumbnailPipeline: Sendable {
         await origins.waiters(for: "\(keyed(source).cacheKey)|\(policy.rawValue)")
     }
 
-    // MARK: - Public API
-
-    /// A thumbnail whose longest side is `size` (never upscaled) of the image at `source`.
-    /// `cover` makes a size×size centre crop (kept in memory only; the disk keeps `contain` rungs).
-    /// `lookingInMemory: false`: the caller has just asked `memoryHit` and missed (a server does, before it sets
-    /// up a request's deadline), so the memory cache is not asked again. `lookingOnDisk: false`: likewise for
-    /// `diskHit`, so the entry is not opened for it a second time (nor a second `READ` recorded). `negotiated`: see
-    /// `result(for:_:format:negotiated:)`.
-    public func thumbnail(for source: ImageSource, size: Int, fit: FitMode = .contain, format: ImageFormat? = nil,
-                          negotiated: Bool = false, policy: FetchPolicy = .normal, lookingInMemory: Bool = true,
-                          lookingOnDisk: Bool = true) async throws(PipelineError) -> ThumbnailResult
-    {
-        guard (1...ThumbnailRequest.maxSize).contains(size) else { throw .invalidSize(size) }
-        if configuration.readOnly { throw .cache(.readOnly(directory: store.cache.directory.path)) }
-        let source = keyed(source)
-        let key = source.cacheKey
-        let negotiated = negotiated && format != nil
-        let memoryKey = Self.memoryKey(key, size: size, fit: fit, format: format, negotiated: negotiated)
-        if lookingInMemory, policy != .refresh, let result = memoryHit(memoryKey, acceptingStale: policy == .offline) { return result }
-        if lookingOnDisk, policy == .normal,
-           let result = diskHit(source, key: key, memoryKey: memoryKey, size: size, fit: fit, format: format, negotiated: negotiated) {
-            return result
-        }
-        return try await settled(source, key: key, memoryKey: memoryKey, policy: policy) { origin in
-            try await self.render(origin, source: source, key: key, size: size, fit: fit, format: format, negotiated: negotiated)
-        }
-    }
+    // MARK: - Request path (`ThumbnailPipeline+Rendition`)
 
     /// The origin question settled for `source` (shared by concurrent requests), then `render` run once per
     /// result (shared too), its result kept in memory: the part of a miss both renditions share.
@@ -193,57 +145,9 @@ public final class ThumbnailPipeline: Sendable {
         return .network(url: source.normalized, reason: "\(error)")
     }
 
-    /// The thumbnail from the memory cache if it is there and its source still fresh, without suspending:
-    /// a server answers these before it sets up a request's deadline (two tasks and a timer per request).
-    public func memoryHit(for source: ImageSource, size: Int, fit: FitMode = .contain, format: ImageFormat? = nil,
-                          negotiated: Bool = false) -> ThumbnailResult? {
-        guard !configuration.readOnly else { return nil }
-        return memoryHit(Self.memoryKey(keyed(source).cacheKey, size: size, fit: fit, format: format, negotiated: negotiated),
-                         acceptingStale: false)
-    }
-
-    /// The thumbnail read from its disk entry when that entry is fresh and stores it (a ladder size, `contain`),
-    /// without suspending: no coalescing, no task, only the thumbnail's value opened and its bytes read once the
-    /// entry's metadata is known (`KnownEntries`). A server answers these before it sets up a request's deadline.
-    /// Nil for anything else (stale, not stored, another fit or size, an error): `thumbnail(for:)` answers those.
-    /// Without `waitingForDisk`, only bytes already in the page cache are read (nil rather than wait for the
-    /// disk), for a caller that must not block, an event loop; opening the value file may still touch the disk
-    /// for an inode not in memory.
-    public func diskHit(for source: ImageSource, size: Int, fit: FitMode = .contain, format: ImageFormat? = nil,
-                        negotiated: Bool = false, waitingForDisk: Bool = true) -> ThumbnailResult? {
-        let source = keyed(source)
-        let key = source.cacheKey
-        let negotiated = negotiated && format != nil
-        return diskHit(source, key: key, memoryKey: Self.memoryKey(key, size: size, fit: fit, format: format, negotiated: negotiated),
-                       size: size, fit: fit, format: format, negotiated: negotiated, waitingForDisk: waitingForDisk)
-    }
-
-    private func diskHit(_ source: ImageSource, key: String, memoryKey: String, size: Int, fit: FitMode,
-                         format: ImageFormat?, negotiated: Bool, waitingForDisk: Bool = true) -> ThumbnailResult? {
-        // A download held for storing is newer than the entry (`UnstoredOriginals`): the full path serves it.
-        guard !configuration.readOnly, fit == .contain, store.ladder.valueIndex(of: size) != nil,
-              unstored.origin(for: key) == nil else { return nil }
-        let started = ContinuousClock.now
-        guard let hit = try? store.storedThumbnail(key: key, size: size, format: format, negotiated: negotiated, now: Date(),
-                                                   waitingForDisk: waitingForDisk) else { return nil }
-        var result = ThumbnailResult(data: hit.data, format: hit.facts.format, width: hit.facts.width, height: hit.facts.height,
-                                     servedFrom: .disk, source: source.normalized, cacheKey: key, bytesDownloaded: 0,
-                                     rendered: false)
-        result.contentDigest = hit.facts.digest
-        (result.freshUntil, result.lastModified) = (hit.freshUntil, hit.lastModified)
-        (result.fetchDuration, result.renderDuration) = (Duration.zero, started.duration(to: .now))
-        memory.set(MemoryEntry(thumbnail: result, freshUntil: hit.freshUntil), forKey: memoryKey, cost: result.data.count)
-        sessionStats.withLock { $0.record(.disk) }
-        return result
-    }
-
     /// `source` under this pipeline's key rule: every public entry point keys its source here, once.
     func keyed(_ source: ImageSource) -> ImageSource {
         source.keyed(by: configuration.cacheKeyRule)
-    }
-
-    static func memoryKey(_ key: String, size: Int, fit: FitMode, format: ImageFormat?, negotiated: Bool = false) -> String {
-        "\(key)/" + Rendition.thumbnail(size: size, fit: fit).memoryKeySuffix(format: format, negotiated: negotiated && format != nil)
     }
 
     func memoryHit(_ memoryKey: String, acceptingStale: Bool) -> ThumbnailResult? {
@@ -257,7 +161,7 @@ public final class ThumbnailPipeline: Sendable {
     }
 
     /// What is cached for `source`, without fetching anything.
-    public func info(for source: ImageSource) throws(PipelineError) -> EntryInfo? {
+    package func info(for source: ImageSource) throws(PipelineError) -> EntryInfo? {
         let source = keyed(source)
         guard let entry = try store.entry(forKey: source.cacheKey) else { return nil }
         defer { entry.snapshot.close() }
@@ -265,26 +169,25 @@ public final class ThumbnailPipeline: Sendable {
         return EntryInfo(metadata: entry.metadata, cacheKey: source.cacheKey,
                          freshness: Freshness(metadata: entry.metadata, now: Date(), shared: shared),
                          storedBytes: lengths.reduce(0, +), valueLengths: lengths,
-                         processed: variants?.list(ofSource: source.cacheKey) ?? [])
+                         processed: store.variants?.list(ofSource: source.cacheKey) ?? [])
     }
 
     /// The DiskLru journal of the cache directory, its records written out first (the journal is buffered): for
     /// showing what an entry's writes recorded (`/demo`'s entry panel), read-only.
     public func journalFile() -> URL {
-        if !configuration.readOnly { try? store.cache.flush() }
-        return store.cache.directory.appendingPathComponent(DiskLruCache.journalFileName)
+        store.journalFile()
     }
 
     /// Counters over every process that used this cache directory, plus its current size.
     public func statistics() -> (stats: CacheStats, entries: Int, bytes: Int64, maxBytes: Int64) {
         let total = CacheStats.load(from: statsURL) + sessionStats.withLock { $0 }
-        return (total, store.cache.entryCount, store.cache.size + (variants?.cache.size ?? 0), configuration.maxDiskSize)
+        return (total, store.entries.cache.entryCount, store.size, configuration.maxDiskSize)
     }
 
     /// Removes every cached entry (`removeAll()`) and resets the counters.
     public func clear() throws(PipelineError) {
         try removeAll()
-        try? store.cache.withAccess { CacheStats().save(to: statsURL) }
+        try? store.withAccess { CacheStats().save(to: statsURL) }
         sessionStats.withLock { $0 = CacheStats() }
     }
 
@@ -296,84 +199,15 @@ public final class ThumbnailPipeline: Sendable {
         }
         if session != CacheStats(), !configuration.readOnly {
             // Inside an access: another process adding its counts at the same time would lose one side's.
-            try? store.cache.withAccess { (CacheStats.load(from: statsURL) + session).save(to: statsURL) }
+            try? store.withAccess { (CacheStats.load(from: statsURL) + session).save(to: statsURL) }
         }
-        try? store.cache.close()
-        try? variants?.cache.close()
+        store.close()
         unstored.removeAll()
         downloadFolder.withLock { $0 = nil }
         await fetchers.shutdown()
     }
 
-    // MARK: - Thumbnails
-
-    /// Throws `PipelineError`. Cancelled (its last waiter gone, or every waiter's deadline passed), a render still
-    /// waiting for a worker or for decode memory never starts, and one already running stops at its next row
-    /// (`cancellable`).
-    private func render(_ origin: Origin, source: ImageSource, key: String, size: Int, fit: FitMode, format: ImageFormat?,
-                        negotiated: Bool) async throws -> ThumbnailResult
-    {
-        // Stored or not, once this render ends later requests read the entry (or fetch again), not this download.
-        defer { if origin.downloaded != nil { unstored.release(key, fetchedAt: origin.metadata.responseTime) } }
-        let downloadedBytes = origin.servedFrom == .network ? origin.downloadedBytes : 0
-        // A stored thumbnail of this size and format (negotiated: the one of the two stored to answer): no decode at all.
-        if fit == .contain, let entry = origin.entry,
-           let stored = store.storedFormat(size, format: format, negotiated: negotiated, of: entry.metadata),
-           let data = try store.variant(size, format: stored, of: entry),
-           let stored = ImageFormat.sniff(data), let info = try? thumbnailer.probe(data) {
-            return ThumbnailResult(data: data, format: stored, width: info.orientedWidth, height: info.orientedHeight,
-                                   servedFrom: origin.servedFrom, source: source.normalized, cacheKey: key,
-                                   bytesDownloaded: downloadedBytes, rendered: false, staleBecause: origin.staleBecause)
-        }
-        // Off-ladder sizes start from the nearest larger stored thumbnail when there is one: a smaller decode.
-        let input: EncodedImage
-        var storedOriginal: StoredOriginal?  // owns the descriptor behind `input`
-        if fit == .cover || store.ladder.valueIndex(of: size) == nil, let entry = origin.entry,
-           let rung = store.ladder.rungs(atLeast: Self.containSize(covering: size, fit: fit, entry.metadata.original))
-               .first(where: entry.metadata.variants.contains),
-           let variant = try store.anyVariant(rung, of: entry) {
-            input = .data(variant)
-        } else {
-            (input, storedOriginal) = try origin.originalImage(url: source.normalized)
-        }
-        let request = {
-            var request = ThumbnailRequest(size: size, fit: fit, format: format, quality: configuration.formatQuality[format ?? .jpeg],
-                                           maxPixels: configuration.maxPixels, maxDecodeMemory: configuration.maxDecodeMemory)
-            // Negotiated: the image's default format (JPEG, or PNG with alpha) is answered when smaller.
-            if negotiated { request.fallback = FormatFallback(quality: configuration.formatQuality[.jpeg]) }
-            return request
-        }()
-        let thumbnail: Thumbnail
-        do {
-            // The estimate, from the header, is reserved for the decode once it has a worker (the gate, a server's
-            // worker limit): renders wait rather than exceed the budget, and renders queued for a worker hold none.
-            // Coalesced waiters and stored thumbnails never reach the gate.
-            let needed = try thumbnailer.workingMemory(for: input, request)
-            defer { FreedMemory.release(afterDecodeOf: needed) }
-            let thumbnailer = self.thumbnailer, url = source.normalized
-            thumbnail = try await cancellable { (cancellation: RenderCancellation) async throws(PipelineError) in
-                try await configuration.renderGate.run(reserving: needed, of: configuration.decodeBudget,
-                                                       admission: origin.admission) { () throws(PipelineError) in
-                    do throws(ImageDecodeError) {
-                        return try thumbnailer.makeThumbnail(from: input, request, cancellation: cancellation)
-                    } catch {
-                        throw .image(url: url, error)
-                    }
-                }
-            }
-        } catch let error as ImageDecodeError {
-            throw PipelineError.image(url: source.normalized, error)
-        } catch {
-            keepDownload(of: origin, key: key, after: error)
-            throw error
-        }
-        withExtendedLifetime(storedOriginal) {}
-        let (stored, notCachedBecause) = keep(thumbnail, of: origin, key: key, size: size, fit: fit, format: format)
-        return ThumbnailResult(data: thumbnail.data, format: thumbnail.format, width: thumbnail.width, height: thumbnail.height,
-                               servedFrom: origin.servedFrom, source: source.normalized, cacheKey: key,
-                               bytesDownloaded: downloadedBytes, rendered: true, bytesStored: stored,
-                               staleBecause: origin.staleBecause, notCachedBecause: notCachedBecause)
-    }
+    // MARK: - Rendering
 
     /// Renders stopped before their end since the start, because nobody waited for them any more (`cancellable`).
     package var rendersCancelled: Int { cancelledRenders.load(ordering: .relaxed) }
@@ -428,43 +262,13 @@ public final class ThumbnailPipeline: Sendable {
         return removed
     }
 
-    /// Removes a source's entry and its processed variants from disk.
     func removeEntry(_ key: String) {
         store.remove(key: key)
-        variants?.removeAll(ofSource: key)
     }
 
-    /// Stores a downloaded original (with a ladder thumbnail of it, if any); a new original makes the source's
-    /// stored variants outdated, so they go. A variant rendered from the old original and stored after this is
-    /// still refused when read: its record names the old original's digest (`VariantStore.stored`).
+    /// Stores a downloaded original (with a ladder thumbnail of it, if any); the source's variants go with its old
+    /// original (`RenditionStore.saveOriginal`).
     func saveOriginal(_ downloaded: FetchedOriginal, of origin: Origin, key: String, thumbnail: StoredThumbnail?) throws(PipelineError) -> Int {
-        let saved = try store.save(key: key, metadata: origin.metadata, original: downloaded, thumbnail: thumbnail)
-        if saved.newOriginal { variants?.removeAll(ofSource: key) }
-        return saved.bytes
-    }
-
-    /// Stores a new thumbnail (with its original, if just downloaded). A failure to store (a full disk) does
-    /// not fail the request: the thumbnail is good, and the result says why it was not cached.
-    func keep(_ thumbnail: Thumbnail, of origin: Origin, key: String, size: Int, fit: FitMode, format: ImageFormat?)
-        -> (stored: Int, notCachedBecause: String?)
-    {
-        guard origin.storable else { return (0, nil) }
-        // Ladder sizes are kept on disk, in every format asked for; anything else lives in memory only. A negotiated
-        // render keeps both its encodings, so later negotiated requests choose between them from their lengths.
-        let onLadder = fit == .contain && store.ladder.valueIndex(of: size) != nil
-        let keep = onLadder ? StoredThumbnail(size: size, format: thumbnail.format, data: thumbnail.data) : nil
-        let declined = onLadder ? thumbnail.declined.map { StoredThumbnail(size: size, format: $0.format, data: $0.data) } : nil
-        do throws(PipelineError) {
-            var stored = 0
-            if let downloaded = origin.downloaded {
-                stored = try saveOriginal(downloaded, of: origin, key: key, thumbnail: keep)
-            } else if let keep {
-                stored = try store.addVariant(key: key, madeFrom: origin.metadata.original.digest, thumbnail: keep)
-            }
-            if let declined { stored += try store.addVariant(key: key, madeFrom: origin.metadata.original.digest, thumbnail: declined) }
-            return (stored, nil)
-        } catch {
-            return (0, error.description)
-        }
+        try store.saveOriginal(key: key, metadata: origin.metadata, original: downloaded, thumbnail: thumbnail)
     }
 }

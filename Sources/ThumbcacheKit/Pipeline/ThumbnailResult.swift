@@ -37,18 +37,18 @@ public struct ThumbnailResult: Sendable {
     public var notCachedBecause: String?
     /// Set when the origin's answer may not be kept (`no-store`; for a shared cache also `private` or
     /// `Set-Cookie`): nothing was stored, and a server tells its clients the same.
-    public var uncacheable: Uncacheable?
+    package var uncacheable: Uncacheable?
     /// The origin said `no-cache`: the source is revalidated before every use (never a memory hit), and a server
     /// tells its clients to do the same.
-    public var revalidatesEveryUse = false
+    package var revalidatesEveryUse = false
     /// When the source stops being fresh (a CDN may keep the thumbnail until then).
     public var freshUntil: Date?
     /// The origin's Last-Modified, when it sent one.
     public var lastModified: Date?
     /// How long the origin took (download or revalidation), and the render (decode, resize, encode, or the
     /// stored thumbnail's read); nil when this request did neither (a memory hit).
-    public var fetchDuration: Duration?
-    public var renderDuration: Duration?
+    package var fetchDuration: Duration?
+    package var renderDuration: Duration?
     /// Lowercase hex SHA-256 of `data` (a server's strong ETag), computed once per render, kept with memory hits.
     public var contentDigest: String?
 }
@@ -62,31 +62,31 @@ public struct StaleServe: Sendable, Equatable {
 }
 
 /// What `thumbcache info` shows about a cached source.
-public struct EntryInfo: Sendable {
-    public var metadata: CacheMetadata
-    public var cacheKey: String
-    public var freshness: Freshness
-    public var storedBytes: Int64
+package struct EntryInfo: Sendable {
+    package var metadata: CacheMetadata
+    package var cacheKey: String
+    package var freshness: Freshness
+    package var storedBytes: Int64
     /// The length of each DiskLru value of the entry, by index: 0 the metadata JSON, 1 the original, then one
     /// per ladder size (`SizeLadder.valueIndex(of:)`; 0 where that size has no thumbnail).
-    public var valueLengths: [Int64] = []
+    package var valueLengths: [Int64] = []
     /// The source's processed images stored in `variants/` (imgproxy options), by their canonical options.
-    public var processed: [Processed] = []
+    package var processed: [Processed] = []
 
     /// One stored processed image of the source.
-    public struct Processed: Sendable, Equatable {
+    package struct Processed: Sendable, Equatable {
         /// The options' canonical form (`ProcessingOptions.canonical`); empty for none.
-        public var options: String
+        package var options: String
         /// The format asked for, or `auto` (the source's or the options' own).
-        public var asked: String
+        package var asked: String
         /// The format, size and bytes of the stored image.
-        public var format: String
-        public var width: Int
-        public var height: Int
-        public var bytes: Int64
+        package var format: String
+        package var width: Int
+        package var height: Int
+        package var bytes: Int64
 
         /// For JSON (`info --json`, the demo's entry panel).
-        public var dictionary: [String: Any] {
+        package var dictionary: [String: Any] {
             ["options": options, "asked": asked, "format": format, "width": width, "height": height, "bytes": bytes]
         }
     }

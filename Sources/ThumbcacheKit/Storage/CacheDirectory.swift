@@ -8,8 +8,8 @@ import Foundation
 /// prove are its own.
 ///
 /// Layout: `CACHEDIR.TAG`, `entries/` (DiskLru), `variants/` (DiskLru), `downloads/` (one folder per running process), `stats.json`.
-public struct CacheDirectory: Sendable {
-    public static let markerName = "CACHEDIR.TAG"
+package struct CacheDirectory: Sendable {
+    package static let markerName = "CACHEDIR.TAG"
     static let signature = "Signature: 8a477f597d28d172789f06886806bc55"
     static let markerText = """
         \(signature)
@@ -20,9 +20,9 @@ public struct CacheDirectory: Sendable {
     /// Every name thumbcache writes in the root.
     static let ownNames: Set<String> = [markerName, "entries", "variants", "downloads", "stats.json"]
     /// The appVersions this program and its earlier versions wrote in `entries/journal`.
-    static let knownAppVersions = 1...ThumbnailStore.appVersion
+    static let knownAppVersions = 1...EntryStore.appVersion
 
-    public let url: URL
+    package let url: URL
     var entries: URL { url.appendingPathComponent("entries") }
     /// Processed images (`VariantStore`), a DiskLru of their own.
     var variants: URL { url.appendingPathComponent("variants") }
@@ -110,7 +110,7 @@ public struct CacheDirectory: Sendable {
         return names.allSatisfy { $0 == DiskLruCache.lockFileName }
     }
 
-    /// The journal header as ThumbnailStore writes it: DiskLru magic and version, one of our appVersions,
+    /// The journal header as EntryStore writes it: DiskLru magic and version, one of our appVersions,
     /// and a value count that a size ladder gives (metadata, original, at least one size).
     private static func hasOurHeader(_ journal: URL) -> Bool {
         guard let handle = FileHandle(forReadingAtPath: journal.path) else { return false }

@@ -1,13 +1,10 @@
 import Foundation
 import ImageDecode
 
-/// What was learnt from recently read disk entries, by cache key, so that a disk hit of a known entry opens and
-/// reads only its thumbnail's bytes: the parsed metadata (value 0, JSON), until when the source stays fresh, and
-/// per stored thumbnail its dimensions and SHA-256 (the ETag), which would otherwise take a probe and a hash per
-/// hit. A record holds for one published state of its entry, named by the entry's DiskLru sequence number: a
-/// commit (a new thumbnail, a 304's headers, a new original), a removal or eviction and another process's change
-/// all give the entry a new number or none, so a record of an older state is never used; the next read of the
-/// entry's metadata replaces it. Bounded: the least recently used records go first.
+/// What was learnt from recently read disk entries, by cache key (a `SnapshotMemo`, so for one state of each entry),
+/// so that a disk hit of a known entry opens and reads only its thumbnail's bytes: the parsed metadata (value 0,
+/// JSON), until when the source stays fresh, and per stored thumbnail its dimensions and SHA-256 (the ETag), which
+/// would otherwise take a probe and a hash per hit.
 final class KnownEntries: Sendable {
     struct Known: Sendable {
         let sequenceNumber: Int64
@@ -37,19 +34,19 @@ final class KnownEntries: Sendable {
         let digest: String
     }
 
-    private let records: MemoryCache<String, Known>
+    private let records: SnapshotMemo<Known>
     /// A shared cache's freshness reads `s-maxage` (`CacheRole`).
     private let shared: Bool
 
     /// `count` records at most (one per source: metadata of about a kilobyte each).
     init(shared: Bool, count: Int = 4096) {
         self.shared = shared
-        records = MemoryCache(limits: .init(totalCost: count << 10, count: count, entryCost: 64 << 10))
+        records = SnapshotMemo(count: count, totalCost: count << 10, entryCost: 64 << 10)
     }
 
     /// The record of `key`, of whatever state of the entry it was made from (compare its sequence number).
     func known(_ key: String) -> Known? {
-        records.value(forKey: key)
+        records.remembered(key)?.record
     }
 
     /// Records `metadata` as what the entry's state `sequenceNumber` holds, judging its freshness at `now`.
@@ -59,18 +56,18 @@ final class KnownEntries: Sendable {
         let known = Known(sequenceNumber: sequenceNumber, metadata: metadata,
                           freshUntil: freshness.cacheControl.noCache ? nil : now.addingTimeInterval(freshness.remaining),
                           lastModified: metadata.headers["last-modified"].flatMap(HTTPDate.parse))
-        records.set(known, forKey: key, cost: Self.cost(of: metadata))
+        records.remember(known, key: key, sequenceNumber: sequenceNumber, cost: Self.cost(of: metadata))
         return known
     }
 
-    /// Adds a thumbnail's facts to the record of `key`, if that record is still of the state `sequenceNumber`.
-    /// Not atomic with a concurrent `remember` or `add` of the key: one of them may be lost, which costs a later
-    /// hit a read of the metadata or a probe again, never a wrong answer (every use checks the sequence number).
+    /// Adds a thumbnail's facts to the record of `key`, if that record is still of the state `sequenceNumber`
+    /// (`SnapshotMemo.update`: a lost update costs a later hit a probe again, never a wrong answer).
     func add(_ facts: ThumbnailFacts, key: String, sequenceNumber: Int64) {
-        guard var known = records.value(forKey: key), known.sequenceNumber == sequenceNumber,
-              known.facts(size: facts.size, format: facts.format) == nil else { return }
-        known.thumbnails.append(facts)
-        records.set(known, forKey: key, cost: Self.cost(of: known.metadata))
+        records.update(key, at: sequenceNumber, cost: { Self.cost(of: $0.metadata) }) { known in
+            guard known.facts(size: facts.size, format: facts.format) == nil else { return false }
+            known.thumbnails.append(facts)
+            return true
+        }
     }
 
     /// How many records are kept (for tests).

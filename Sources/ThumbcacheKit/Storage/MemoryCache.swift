@@ -5,19 +5,8 @@
 /// Like NSCache it gives memory back on its own when the system is short of it: it registers with a
 /// `MemoryPressureMonitor` (`shared` by default; nil opts out), which halves its bounds under pressure and
 /// restores them once the pressure is gone (`PressureTrim`).
-public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: MemoryPressureResponder {
-    public struct Limits: Sendable {
-        public var totalCost: Int
-        public var count: Int
-        /// Larger entries are not kept at all, so one huge image cannot flush everything else.
-        public var entryCost: Int
-
-        public init(totalCost: Int = 64 << 20, count: Int = 1000, entryCost: Int? = nil) {
-            self.totalCost = totalCost
-            self.count = count
-            self.entryCost = entryCost ?? max(1, totalCost / 10)
-        }
-    }
+package final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: MemoryPressureResponder {
+    package typealias Limits = MemoryLimits
 
     private final class Node {
         let key: Key
@@ -50,21 +39,21 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Memor
     private let memoryPressure: MemoryPressureMonitor?
 
     /// `memoryPressure`: the monitor that trims this cache when the system is short of memory; nil: never trimmed.
-    public init(limits: Limits = Limits(), memoryPressure: MemoryPressureMonitor? = .shared) {
+    package init(limits: Limits = Limits(), memoryPressure: MemoryPressureMonitor? = .shared) {
         state = Locked(State(configured: limits, limits: limits))
         self.memoryPressure = memoryPressure
         memoryPressure?.register(self)
     }
 
     /// The limits in force: the configured ones, with the byte and count bounds lowered while memory is short.
-    public var limits: Limits { state.withLock { $0.limits } }
+    package var limits: Limits { state.withLock { $0.limits } }
 
     /// Whether memory pressure has lowered the bounds below the configured ones.
-    public var isTrimmedForMemoryPressure: Bool { state.withLock { $0.trim.isTrimming } }
+    package var isTrimmedForMemoryPressure: Bool { state.withLock { $0.trim.isTrimming } }
 
     /// Changes the configured byte bound (the per-entry cap stays) and evicts least recently used entries down to
     /// it (or to the lower bound memory pressure imposes meanwhile).
-    public func setTotalCostLimit(_ totalCost: Int) {
+    package func setTotalCostLimit(_ totalCost: Int) {
         state.withLock { state in
             state.configured.totalCost = max(0, totalCost)
             state.applyTrim()
@@ -74,7 +63,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Memor
 
     /// Halves the byte and count bounds (down to a sixteenth of what the cache held when the pressure began, at
     /// least 1 MiB and 16 entries) and evicts least recently used entries down to them.
-    public func shrinkForMemoryPressure() {
+    package func shrinkForMemoryPressure() {
         state.withLock { state in
             guard state.trim.shrink(configuredCost: state.configured.totalCost, configuredCount: state.configured.count,
                                     heldCost: state.totalCost, heldCount: state.nodes.count) else { return }
@@ -84,14 +73,14 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Memor
     }
 
     /// Doubles the bounds back; the last step restores the configured ones.
-    public func recoverFromMemoryPressure() {
+    package func recoverFromMemoryPressure() {
         state.withLock { state in
             guard state.trim.recover() else { return }
             state.applyTrim()
         }
     }
 
-    public func value(forKey key: Key) -> Value? {
+    package func value(forKey key: Key) -> Value? {
         state.withLock { state in
             guard let node = state.nodes[key] else { return nil }
             Self.moveToNewest(node, &state)
@@ -101,7 +90,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Memor
 
     /// Stores `value`; returns false (and drops any old value) when it exceeds the per-entry cap.
     @discardableResult
-    public func set(_ value: Value, forKey key: Key, cost: Int) -> Bool {
+    package func set(_ value: Value, forKey key: Key, cost: Int) -> Bool {
         state.withLock { state in
             if let old = state.nodes.removeValue(forKey: key) {
                 Self.unlink(old, &state)
@@ -117,7 +106,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Memor
         }
     }
 
-    public func removeValue(forKey key: Key) {
+    package func removeValue(forKey key: Key) {
         state.withLock { state in
             guard let node = state.nodes.removeValue(forKey: key) else { return }
             Self.unlink(node, &state)
@@ -125,7 +114,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Memor
         }
     }
 
-    public func removeAll() {
+    package func removeAll() {
         state.withLock { state in
             state.nodes.removeAll()
             state.oldest = nil
@@ -134,11 +123,11 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Memor
         }
     }
 
-    public var totalCost: Int { state.withLock { $0.totalCost } }
-    public var count: Int { state.withLock { $0.nodes.count } }
+    package var totalCost: Int { state.withLock { $0.totalCost } }
+    package var count: Int { state.withLock { $0.nodes.count } }
 
     /// Keys from least to most recently used.
-    public var keysInLruOrder: [Key] {
+    package var keysInLruOrder: [Key] {
         state.withLock { state in
             var keys: [Key] = []
             var node = state.oldest
@@ -178,5 +167,20 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Memor
         guard state.newest !== node else { return }
         unlink(node, &state)
         append(node, &state)
+    }
+}
+
+/// The bounds of an in-memory cache (the pipeline's rendered images, `PipelineConfiguration.memoryLimits`; a
+/// `DataCache`'s memory tier): what an app sets; the cache itself is internal.
+public struct MemoryLimits: Sendable {
+    public var totalCost: Int
+    public var count: Int
+    /// Larger entries are not kept at all, so one huge image cannot flush everything else.
+    public var entryCost: Int
+
+    public init(totalCost: Int = 64 << 20, count: Int = 1000, entryCost: Int? = nil) {
+        self.totalCost = totalCost
+        self.count = count
+        self.entryCost = entryCost ?? max(1, totalCost / 10)
     }
 }

@@ -3,12 +3,12 @@ import Foundation
 
 /// The package's one way to hash: SHA-256 from swift-crypto, as lowercase hex. Cache keys (normalised URLs)
 /// and strong ETags (thumbnail bytes) both go through it.
-public enum SHA256Digest {
-    public static func hex(_ text: String) -> String {
+package enum SHA256Digest {
+    package static func hex(_ text: String) -> String {
         hex(bytes: Array(text.utf8))
     }
 
-    public static func hex<Bytes: DataProtocol>(bytes: Bytes) -> String {
+    package static func hex<Bytes: DataProtocol>(bytes: Bytes) -> String {
         hex(of: Crypto.SHA256.hash(data: bytes))
     }
 

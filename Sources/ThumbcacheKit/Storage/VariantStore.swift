@@ -15,14 +15,9 @@ final class VariantStore: Sendable {
     let cache: DiskLruCache
     /// Told of each change, so the variants keep to their share and the entries use what they leave.
     private let budget: SharedDiskBudget?
-    /// Records read recently, by key, with the entry state (sequence number) they were read from: a hit of a
-    /// known variant opens and reads only its image, with no JSON to parse (as `KnownEntries` does for entries).
-    let known = MemoryCache<String, KnownRecord>(limits: .init(totalCost: 4 << 20, count: 8192))
-
-    struct KnownRecord: Sendable {
-        let sequenceNumber: Int64
-        let record: Record
-    }
+    /// Records read recently, for the entry state they were read from: a hit of a known variant opens and reads
+    /// only its image, with no JSON to parse.
+    let known = SnapshotMemo<Record>(count: 8192, totalCost: 4 << 20)
 
     /// What is known of a stored variant without decoding it.
     struct Record: Codable, Sendable, Equatable {
@@ -45,22 +40,11 @@ final class VariantStore: Sendable {
         }
     }
 
-    init(directory: URL, maxSize: Int64, lockTimeout: Duration, lockMode: PipelineConfiguration.LockMode,
-         readOnly: Bool, cleanup: DiskLruOptions.Cleanup, sharing budget: SharedDiskBudget? = nil) throws(PipelineError) {
+    init(directory: URL, maxSize: Int64, access: StoreAccess, sharing budget: SharedDiskBudget? = nil) throws(PipelineError) {
         self.budget = budget
         do {
-            if readOnly {
-                cache = try DiskLruCache.openReadOnly(directory: directory, appVersion: Self.appVersion, valueCount: 2)
-            } else if lockMode == .perAccess {
-                cache = try DiskLruCache(directory: directory, appVersion: Self.appVersion, valueCount: 2, maxSize: maxSize,
-                                         options: DiskLruOptions(locking: .wait(timeout: lockTimeout), holding: .perAccess,
-                                                                 cleanup: cleanup))
-            } else {
-                // The entries' lock is already held by this process (`ThumbnailStore`), so this one is free or
-                // about to be: the same wait.
-                cache = try DiskLruCache(directory: directory, appVersion: Self.appVersion, valueCount: 2, maxSize: maxSize,
-                                         options: DiskLruOptions(locking: .wait(timeout: lockTimeout), cleanup: cleanup))
-            }
+            // The entries' lock is already held by this process (`EntryStore`), so this one is free or about to be.
+            cache = try access.open(directory, appVersion: Self.appVersion, valueCount: 2, maxSize: maxSize)
         } catch {
             throw .cache(error)
         }
@@ -77,28 +61,28 @@ final class VariantStore: Sendable {
         source + "-" + SHA256Digest.hex(variant).prefix(40)
     }
 
-    /// The stored variant, if it was rendered from the original of `originalDigest`. Without `waitingForDisk`,
+    /// The stored variant, if it was rendered from the original of `originalDigest`. With `.residentOnly`,
     /// nil rather than wait for bytes not in the page cache (an event loop's read).
     func stored(source: String, variant: String, originalDigest: String,
-                waitingForDisk: Bool = true) throws(PipelineError) -> (data: Data, record: Record)? {
+                read: DiskRead = .waiting) throws(PipelineError) -> (data: Data, record: Record)? {
         let key = Self.key(source: source, variant: variant)
-        let remembered = known.value(forKey: key)
+        let remembered = known.remembered(key)
         do {
             guard let snapshot = try cache.snapshot(forKey: key, opening: { sequenceNumber in
                 sequenceNumber == remembered?.sequenceNumber ? [Self.imageIndex] : [Self.recordIndex, Self.imageIndex]
             }) else { return nil }
             defer { snapshot.close() }
             let record: Record
-            if let remembered, remembered.sequenceNumber == snapshot.sequenceNumber {
-                record = remembered.record
+            if let remembered = known.record(key, at: snapshot.sequenceNumber) {
+                record = remembered
             } else {
-                guard let bytes = try read(snapshot, Self.recordIndex, waitingForDisk: waitingForDisk),
+                guard let bytes = try value(snapshot, Self.recordIndex, read: read),
                       let decoded = Record.decoded(bytes) else { return nil }
                 record = decoded
-                known.set(KnownRecord(sequenceNumber: snapshot.sequenceNumber, record: record), forKey: key, cost: 512)
+                known.remember(record, key: key, sequenceNumber: snapshot.sequenceNumber, cost: 512)
             }
             guard record.variant == variant, record.source == source, record.originalDigest == originalDigest,
-                  let data = try read(snapshot, Self.imageIndex, waitingForDisk: waitingForDisk), !data.isEmpty
+                  let data = try value(snapshot, Self.imageIndex, read: read), !data.isEmpty
             else { return nil }
             return (data, record)
         } catch {
@@ -106,8 +90,8 @@ final class VariantStore: Sendable {
         }
     }
 
-    private func read(_ snapshot: DiskLruSnapshot, _ index: Int, waitingForDisk: Bool) throws(DiskLruError) -> Data? {
-        guard !waitingForDisk else { return try snapshot.data(at: index) }
+    private func value(_ snapshot: DiskLruSnapshot, _ index: Int, read: DiskRead) throws(DiskLruError) -> Data? {
+        guard read == .residentOnly else { return try snapshot.data(at: index) }
         let length = Int(snapshot.length(at: index))
         guard let data = try snapshot.dataIfResident(at: index, offset: 0, count: length), data.count == length else { return nil }
         return data

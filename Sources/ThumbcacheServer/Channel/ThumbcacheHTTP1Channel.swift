@@ -9,25 +9,25 @@ import NIOHTTPTypesHTTP1
 /// One HTTP/1 connection of `thumbcache serve`, or of any Hummingbird app that mounts `ThumbcacheEndpoints`
 /// (`HTTPServerBuilder.thumbcacheHTTP1`): every handler a connection passes through, in order, in `setup`, around
 /// one `ConnectionState` that they share instead of reaching into each other.
-public struct ThumbcacheHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
-    public typealias Value = NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>
+package struct ThumbcacheHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
+    package typealias Value = NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>
 
-    public struct Configuration: Sendable {
+    package struct Configuration: Sendable {
         /// How long a connection may take to send a whole request head, from when it opens or its last answer
         /// ends (the idle limit and the slow-header limit in one).
-        public var headDeadline: Duration = .seconds(10)
+        package var headDeadline: Duration = .seconds(10)
         /// The `Server` field of every answer; nil sends none.
-        public var serverName: String? = "thumbcache"
+        package var serverName: String? = "thumbcache"
         /// Memory hits answered from the request bytes (`WireHitHandler`); off, every request takes the router,
         /// with the same answers (the differential tests compare the two).
-        public var answersHitsFromBytes = true
+        package var answersHitsFromBytes = true
         /// NIO's decoder limits.
-        public var decoder = HTTP1Channel.Configuration.DecoderConfiguration()
+        package var decoder = HTTP1Channel.Configuration.DecoderConfiguration()
 
-        public init() {}
+        package init() {}
     }
 
-    public let responder: HTTPChannelHandler.Responder
+    package let responder: HTTPChannelHandler.Responder
     let endpoints: ThumbcacheEndpoints
     let configuration: Configuration
     /// `--max-connections`: idle connections reported, the longest idle closed at the limit; nil for none.
@@ -41,7 +41,7 @@ public struct ThumbcacheHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
         self.connections = connections
     }
 
-    public func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
+    package func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         channel.eventLoop.makeCompletedFuture {
             let pipeline = channel.pipeline.syncOperations
             let connection = ConnectionState(channel: channel, headDeadline: TimeAmount(configuration.headDeadline),
@@ -73,7 +73,7 @@ public struct ThumbcacheHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
         }
     }
 
-    public func handle(value asyncChannel: Value, logger: Logger) async {
+    package func handle(value asyncChannel: Value, logger: Logger) async {
         await handleHTTP(asyncChannel: asyncChannel, logger: logger)
     }
 }
@@ -91,7 +91,7 @@ extension HTTPServerBuilder {
     /// router (`ThumbcacheEndpoints.register(on:)`) gets the same connection rules as `thumbcache serve` (the head
     /// deadline, the HTTP/1.0 close, `Host`, memory hits from the bytes). Give the app `serverName: nil` in its
     /// `ApplicationConfiguration`: the channel names the server.
-    public static func thumbcacheHTTP1(endpoints: ThumbcacheEndpoints,
+    package static func thumbcacheHTTP1(endpoints: ThumbcacheEndpoints,
                                        configuration: ThumbcacheHTTP1Channel.Configuration = .init()) -> HTTPServerBuilder {
         thumbcacheHTTP1(endpoints: endpoints, configuration: configuration, connections: nil)
     }

@@ -4,17 +4,17 @@ import ThumbcacheKit
 
 /// Writes each log message as one line on standard error (batched by `LogLineWriter`): as it is for `--log-format json` (the access log's
 /// message is the JSON object), with an ISO 8601 time and the level for `text`.
-public struct LineLogHandler: LogHandler {
-    public var logLevel: Logger.Level = .info
-    public var metadata: Logger.Metadata = [:]
+package struct LineLogHandler: LogHandler {
+    package var logLevel: Logger.Level = .info
+    package var metadata: Logger.Metadata = [:]
     private let json: Bool
 
-    public init(label: String, json: Bool, writer: LogLineWriter = .standardError) {
+    package init(label: String, json: Bool, writer: LogLineWriter = .standardError) {
         self.json = json
         self.writer = writer
     }
 
-    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+    package subscript(metadataKey key: String) -> Logger.Metadata.Value? {
         get { metadata[key] }
         set { metadata[key] = newValue }
     }
@@ -24,7 +24,7 @@ public struct LineLogHandler: LogHandler {
 
     private let writer: LogLineWriter
 
-    public func log(event: LogEvent) {
+    package func log(event: LogEvent) {
         let text: String
         if json, event.message.description.hasPrefix("{") {
             text = event.message.description

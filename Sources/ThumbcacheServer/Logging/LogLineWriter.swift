@@ -6,8 +6,8 @@ import ThumbcacheKit
 /// `maxDelay` after it was logged, at once when the batch reaches `maxBytes` or the line is urgent (warnings
 /// and errors), and by `flush()`, which `serve` calls before it exits. Like nginx's `access_log ... buffer=`,
 /// a `kill -9` can lose the last `maxDelay` of lines; nothing else is lost.
-public final class LogLineWriter: @unchecked Sendable {
-    public static let standardError = LogLineWriter(fileDescriptor: 2)
+package final class LogLineWriter: @unchecked Sendable {
+    package static let standardError = LogLineWriter(fileDescriptor: 2)
 
     private let fileDescriptor: Int32
     private let maxDelay: TimeInterval
@@ -17,7 +17,7 @@ public final class LogLineWriter: @unchecked Sendable {
     private var pending: [UInt8] = []
     private var flusherStarted = false
 
-    public init(fileDescriptor: Int32, maxDelay: TimeInterval = 0.05, maxBytes: Int = 64 << 10) {
+    package init(fileDescriptor: Int32, maxDelay: TimeInterval = 0.05, maxBytes: Int = 64 << 10) {
         self.fileDescriptor = fileDescriptor
         self.maxDelay = maxDelay
         self.maxBytes = maxBytes
@@ -25,7 +25,7 @@ public final class LogLineWriter: @unchecked Sendable {
     }
 
     /// Adds `line` and a newline; writes the batch now if `urgent` or full.
-    public func write(_ line: String, urgent: Bool = false) {
+    package func write(_ line: String, urgent: Bool = false) {
         condition.lock()
         defer { condition.unlock() }
         pending.append(contentsOf: line.utf8)
@@ -52,7 +52,7 @@ public final class LogLineWriter: @unchecked Sendable {
     }
 
     /// Writes every line logged so far.
-    public func flush() {
+    package func flush() {
         condition.lock()
         defer { condition.unlock() }
         writePending()

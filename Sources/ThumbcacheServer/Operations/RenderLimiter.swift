@@ -8,9 +8,9 @@ import ThumbcacheKit
 /// fill `workers + queue`. The pipeline calls it once per coalesced download and render, so requests waiting on
 /// another request's work never count. A waiting render whose task is cancelled (every request that wanted it
 /// timed out or left) leaves the queue at once and never runs.
-public final class RenderLimiter: RenderGate {
-    public let workers: Int
-    public let queue: Int
+package final class RenderLimiter: RenderGate {
+    package let workers: Int
+    package let queue: Int
     private let pool: NIOThreadPool
 
     private struct Waiter {
@@ -41,7 +41,7 @@ public final class RenderLimiter: RenderGate {
 
     private let state = Locked(State())
 
-    public init(workers: Int, queue: Int) {
+    package init(workers: Int, queue: Int) {
         self.workers = max(1, workers)
         self.queue = max(0, queue)
         pool = NIOThreadPool(numberOfThreads: self.workers)
@@ -49,11 +49,11 @@ public final class RenderLimiter: RenderGate {
     }
 
     /// Renders running now, renders waiting for a worker, and places promised to downloads in flight.
-    public var load: (running: Int, queued: Int, promised: Int) {
+    package var load: (running: Int, queued: Int, promised: Int) {
         state.withLock { ($0.running, $0.waiters.count, $0.promised) }
     }
 
-    public func admit() throws(PipelineError) -> RenderAdmission? {
+    package func admit() throws(PipelineError) -> RenderAdmission? {
         let admitted = state.withLock { state in
             guard state.running + state.waiters.count + state.promised < workers + queue else { return false }
             state.promised += 1
@@ -66,9 +66,9 @@ public final class RenderLimiter: RenderGate {
     }
 
     /// Renders admitted since the start (each coalesced render once).
-    public var rendersStarted: Int { state.withLock { $0.started } }
+    package var rendersStarted: Int { state.withLock { $0.started } }
 
-    public func run<T: Sendable>(reserving bytes: Int, of budget: DecodeBudget?, admission: RenderAdmission?,
+    package func run<T: Sendable>(reserving bytes: Int, of budget: DecodeBudget?, admission: RenderAdmission?,
                                  _ body: @escaping @Sendable () throws(PipelineError) -> T) async throws(PipelineError) -> T {
         try await acquire(admission)
         defer { release() }
@@ -144,7 +144,7 @@ public final class RenderLimiter: RenderGate {
         for waiter in admitted { waiter.resume() }
     }
 
-    public func shutdown() async {
+    package func shutdown() async {
         try? await pool.shutdownGracefully()
     }
 }

@@ -4,73 +4,73 @@ import Processing
 import ThumbcacheKit
 
 /// Everything `thumbcache serve` is configured by (flags and `THUMBCACHE_*` variables, see `ServeCommand`).
-public struct ServeConfiguration: Sendable {
-    public enum LogFormat: String, Sendable, CaseIterable {
+package struct ServeConfiguration: Sendable {
+    package enum LogFormat: String, Sendable, CaseIterable {
         case text, json
     }
 
-    public var host = "127.0.0.1"
-    public var port = 8080
+    package var host = "127.0.0.1"
+    package var port = 8080
     /// Serve `/metrics` on this port instead of the main one (nil: the main port).
-    public var metricsPort: Int?
+    package var metricsPort: Int?
     /// HMAC key and salt; nil key: signing off (the signature segment must be `unsafe`).
-    public var key: Data?
-    public var salt = Data()
+    package var key: Data?
+    package var salt = Data()
     /// More key/salt pairs whose signatures are accepted too, so a key can be rotated without downtime (`--key`
     /// and `--salt` given several times); `key`/`salt` is the pair that signs.
-    public var additionalKeys: [URLSigner.KeyPair] = []
+    package var additionalKeys: [URLSigner.KeyPair] = []
     /// Named option lists for processing URLs (`pr:NAME`); one named `default` applies to every processing URL.
-    public var presets = Presets()
+    package var presets = Presets()
     /// Processing URLs may hold presets only: a finite set of images per source, which nobody can fill the cache
     /// with variants of.
-    public var onlyPresets = false
+    package var onlyPresets = false
     /// Allows a non-loopback bind without a key: an open image proxy.
-    public var allowUnsigned = false
-    public var maxSize = 2048
+    package var allowUnsigned = false
+    package var maxSize = 2048
     /// Bounds of the `max-age` sent: the source's remaining freshness, clamped.
-    public var minTTL = 60
-    public var maxTTL = 31_536_000
-    public var workers = ProcessInfo.processInfo.activeProcessorCount
-    public var queue = 64
-    public var timeout: Duration = .seconds(10)
-    public var shutdownTimeout: Duration = .seconds(20)
+    package var minTTL = 60
+    package var maxTTL = 31_536_000
+    package var workers = ProcessInfo.processInfo.activeProcessorCount
+    package var queue = 64
+    package var timeout: Duration = .seconds(10)
+    package var shutdownTimeout: Duration = .seconds(20)
     /// After SIGTERM, how long new connections are still accepted and answered 503 (`/healthz` too, so a load
     /// balancer sees the drain), before the server stops accepting and finishes what is in flight.
-    public var drainTimeout: Duration = .seconds(5)
+    package var drainTimeout: Duration = .seconds(5)
     /// Enables `POST /admin/purge/<source>` with `Authorization: Bearer <token>`.
-    public var adminToken: String?
+    package var adminToken: String?
     /// Enables `/demo`, its sample images and its reset route (and loopback sources, for the samples).
-    public var demo = false
-    public var allowedSources: [String] = []
-    public var allowLoopbackSources = false
-    public var allowPrivateSources = false
+    package var demo = false
+    package var allowedSources: [String] = []
+    package var allowLoopbackSources = false
+    package var allowPrivateSources = false
     /// Store origin answers that set a cookie (nginx's `proxy_ignore_headers Set-Cookie`); by default a shared
     /// cache does not (`CacheRole`). The cookie itself is never stored or passed on.
-    public var ignoreSetCookie = false
+    package var ignoreSetCookie = false
     /// 403s for refused sources say why in full, with the addresses the host resolved to (`ServeError`): for
     /// debugging a source policy, never on a public server.
-    public var debugRefusals = false
-    public var logFormat = LogFormat.text
+    package var debugRefusals = false
+    package var logFormat = LogFormat.text
     /// Open connections at most; more wait in the listen backlog.
-    public var maxConnections = 1024
+    package var maxConnections = 1024
     /// A connection that sends nothing for this long is closed.
-    public var idleTimeout: Duration = .seconds(30)
+    package var idleTimeout: Duration = .seconds(30)
     /// A request head must arrive whole within this long of the connection opening (or of the previous
     /// response): a client that sends its headers slowly is cut.
-    public var headerTimeout: Duration = .seconds(10)
+    package var headerTimeout: Duration = .seconds(10)
 
     /// Whether `WireHitHandler` answers memory hits from the request's bytes; off only in tests, which compare
     /// its answers with the router's.
     var answersHitsFromBytes = true
 
     /// Whether the memory cache shrinks while the machine is short of memory (`MemoryPressureMonitor`).
-    public var watchesMemoryPressure = true
+    package var watchesMemoryPressure = true
     /// A PSI file to watch in place of the library's automatic choice (`MemoryPressureSources.automatic()`: PSI,
     /// else cgroup usage, else meminfo); nil: the automatic choice, through the process's shared monitor.
-    public var memoryPressureFile: String?
+    package var memoryPressureFile: String?
 
     /// The monitor that trims the pipeline's memory cache, by `watchesMemoryPressure` and `memoryPressureFile`.
-    public var memoryPressureMonitor: MemoryPressureMonitor? {
+    package var memoryPressureMonitor: MemoryPressureMonitor? {
         guard watchesMemoryPressure else { return nil }
         guard let memoryPressureFile else { return .shared }
         var configuration = MemoryPressureConfiguration()
@@ -78,7 +78,7 @@ public struct ServeConfiguration: Sendable {
         return MemoryPressureMonitor(configuration: configuration)
     }
 
-    public init() {}
+    package init() {}
 
     /// Every pair that verifies signatures, the signing one first.
     var signingKeys: [URLSigner.KeyPair] {
@@ -88,24 +88,24 @@ public struct ServeConfiguration: Sendable {
 
     // The accepted range of each numeric setting: `thumbcache serve` checks its flags and variables against
     // them (exit 64), `problem()` a configuration built in code.
-    public static let ports = 0...65535
-    public static let sizes = 1...ThumbnailRequest.maxSize
+    package static let ports = 0...65535
+    package static let sizes = 1...ThumbnailRequest.maxSize
     /// RFC 9111 §1.2.2: caches need not take a delta-seconds above 2^31.
-    public static let ttls = 0...2_147_483_647
-    public static let workerCounts = 1...4096
-    public static let queueLengths = 0...1_000_000
-    public static let connectionCounts = 1...1_000_000
+    package static let ttls = 0...2_147_483_647
+    package static let workerCounts = 1...4096
+    package static let queueLengths = 0...1_000_000
+    package static let connectionCounts = 1...1_000_000
     /// Durations in seconds: at least a millisecond, below 31 years.
-    public static let seconds = 0.001...1e9
+    package static let seconds = 0.001...1e9
 
     /// Whether `prefix` can be an `--allow-source` prefix: an http or https URL (`SourcePolicy` reads an
     /// unparsable one as allowing nothing, which would refuse every source).
-    public static func isSourcePrefix(_ prefix: String) -> Bool {
+    package static func isSourcePrefix(_ prefix: String) -> Bool {
         (try? ThumbcacheEndpoints.source(prefix)) != nil
     }
 
     /// Why this configuration must not start, or nil.
-    public func problem() -> String? {
+    package func problem() -> String? {
         if key == nil && !allowUnsigned && !Self.isLoopback(host) {
             return "refusing to serve unsigned URLs on \(host): without --key anyone can use it as an open image proxy; "
                 + "set --key and --salt, bind to 127.0.0.1, or pass --allow-unsigned"
@@ -144,7 +144,7 @@ public struct ServeConfiguration: Sendable {
     }
 
     /// The source policy: refused addresses unless opened, the prefixes, and loopback for the demo's samples.
-    public var sourcePolicy: SourcePolicy {
+    package var sourcePolicy: SourcePolicy {
         SourcePolicy(allowedPrefixes: allowedSources, allowLoopback: allowLoopbackSources || demo,
                      allowPrivate: allowPrivateSources)
     }
@@ -157,7 +157,7 @@ public struct ServeConfiguration: Sendable {
     }
 
     /// The address to bind: `[::1]` as in a URL is `::1` to NIO.
-    public static func bindAddress(_ host: String) -> String {
+    package static func bindAddress(_ host: String) -> String {
         host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
     }
 }

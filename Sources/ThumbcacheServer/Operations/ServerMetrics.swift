@@ -5,8 +5,8 @@ import ThumbcacheKit
 
 /// The service's metrics, through swift-metrics into a Prometheus registry of its own (no global bootstrap,
 /// so several servers can run in one process, as in the tests). Gauges are sampled when scraped.
-public final class ServerMetrics: Sendable {
-    public let registry: PrometheusCollectorRegistry
+package final class ServerMetrics: Sendable {
+    package let registry: PrometheusCollectorRegistry
     private let factory: PrometheusMetricsFactory
     private let fetchTimer: Metrics.Timer
     private let renderTimer: Metrics.Timer
@@ -26,7 +26,7 @@ public final class ServerMetrics: Sendable {
     private let hitsFromBytes: Prometheus.Counter
     private let hitsByRouter: Prometheus.Counter
 
-    public init() {
+    package init() {
         registry = PrometheusCollectorRegistry()
         var factory = PrometheusMetricsFactory(registry: registry)
         factory.defaultDurationHistogramBuckets = [

@@ -12,15 +12,15 @@ import UnixSignals
 /// `Connection: close`) while the server still accepts for `drainTimeout`, so a load balancer sees the drain
 /// rather than refused connections; then it stops accepting and finishes the requests in flight within
 /// `shutdownTimeout`, the render workers stop and the cache closes.
-public struct ThumbcacheService: Sendable {
-    public let endpoints: ThumbcacheEndpoints
+package struct ThumbcacheService: Sendable {
+    package let endpoints: ThumbcacheEndpoints
     private let logger: Logger
     /// The `Server` header.
     static let serverName = "thumbcache"
 
     /// Opens the cache directory with the render limiter as the pipeline's gate and the server's source policy,
     /// holding the directory lock until the pipeline closes (a `thumbcache get` on it waits meanwhile).
-    public init(configuration: ServeConfiguration, pipeline pipelineConfiguration: PipelineConfiguration,
+    package init(configuration: ServeConfiguration, pipeline pipelineConfiguration: PipelineConfiguration,
                 logger: Logger = Logger(label: "thumbcache.serve"),
                 onLockWait: @Sendable (String) -> Void = { _ in }) throws(PipelineError) {
         let limiter = RenderLimiter(workers: configuration.workers, queue: configuration.queue)
@@ -43,7 +43,7 @@ public struct ThumbcacheService: Sendable {
 
     /// Serves until a signal in `gracefulShutdownSignals` (or cancellation). `onListening` gets each bound port
     /// (the main one first).
-    public func run(gracefulShutdownSignals: [UnixSignal] = [.sigterm, .sigint],
+    package func run(gracefulShutdownSignals: [UnixSignal] = [.sigterm, .sigint],
                     onListening: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
         let configuration = endpoints.configuration
         let router = Router()

@@ -7,13 +7,13 @@ import ImageDecode
 /// AVIF and WebP count as accepted only when listed by name with a q-value above 0: browsers send `*/*` (and
 /// `image/*`) whether or not they decode either, so a wildcard never picks them. `q=0` refuses a type even when
 /// a wildcard would admit it. The answer is one of three classes, so the caches key on it, not on the header.
-public struct AcceptNegotiation: Sendable, Equatable {
+package struct AcceptNegotiation: Sendable, Equatable {
     /// Media types listed by name with their q-values (the highest when one is listed twice), lower-cased.
-    public private(set) var qualities: [String: Double] = [:]
+    package private(set) var qualities: [String: Double] = [:]
 
     /// Reads at most `HeaderList`'s bounds (64 elements, 4 KiB): a type named only beyond them is not seen, so the
     /// answer is the image's default format, which every client takes.
-    public init(_ header: String?) {
+    package init(_ header: String?) {
         guard let header else { return }
         var qualities: [String: Double] = [:]
         HeaderList.scan(header) { element in
@@ -34,12 +34,12 @@ public struct AcceptNegotiation: Sendable, Equatable {
     }
 
     /// Whether `format` is listed by name with a q-value above 0 (wildcards do not count).
-    public func namesAccepted(_ format: ImageFormat) -> Bool {
+    package func namesAccepted(_ format: ImageFormat) -> Bool {
         (qualities[format.mimeType] ?? 0) > 0
     }
 
     /// The negotiated format: AVIF, then WebP, when named; nil leaves the image's default (JPEG or PNG).
-    public var format: ImageFormat? {
+    package var format: ImageFormat? {
         if namesAccepted(.avif) { return .avif }
         if namesAccepted(.webp) { return .webp }
         return nil

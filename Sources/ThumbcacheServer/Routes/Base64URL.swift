@@ -3,8 +3,8 @@ import Foundation
 /// RFC 4648 §5 base64url without padding: how sources and signatures travel in a path segment.
 /// Foundation's base64 does the coding; the alphabet is swapped byte by byte (on the hit path, String's
 /// `replacingOccurrences` cost more than the request's HMAC and hashing together).
-public enum Base64URL {
-    public static func encode<Bytes: Sequence>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
+package enum Base64URL {
+    package static func encode<Bytes: Sequence>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
         let standard = Data(bytes).base64EncodedData()
         var url = [UInt8]()
         url.reserveCapacity(standard.count)
@@ -19,10 +19,10 @@ public enum Base64URL {
         return String(decoding: url, as: UTF8.self)
     }
 
-    public static func encode(_ text: String) -> String { encode(Array(text.utf8)) }
+    package static func encode(_ text: String) -> String { encode(Array(text.utf8)) }
 
     /// nil for anything outside the alphabet (padding included) or of an impossible length.
-    public static func decode(_ text: Substring) -> Data? {
+    package static func decode(_ text: Substring) -> Data? {
         let count = text.utf8.count
         guard count % 4 != 1 else { return nil }
         var standard = [UInt8]()

@@ -6,40 +6,40 @@ import ThumbcacheKit
 
 /// An error answer: its status, a stable code and a message a client can act on, sent as JSON
 /// `{"error": code, "message": text}` with `Cache-Control: no-store` (a CDN must not keep it).
-public struct ServeError: Error, Sendable, Equatable {
-    public var status: HTTPResponse.Status
-    public var code: String
-    public var message: String
+package struct ServeError: Error, Sendable, Equatable {
+    package var status: HTTPResponse.Status
+    package var code: String
+    package var message: String
     /// Seconds, for 503.
-    public var retryAfter: Int?
+    package var retryAfter: Int?
 
-    public init(status: HTTPResponse.Status, code: String, message: String, retryAfter: Int? = nil) {
+    package init(status: HTTPResponse.Status, code: String, message: String, retryAfter: Int? = nil) {
         self.status = status
         self.code = code
         self.message = message
         self.retryAfter = retryAfter
     }
 
-    public static func badRequest(_ message: String) -> ServeError {
+    package static func badRequest(_ message: String) -> ServeError {
         ServeError(status: .badRequest, code: "bad_request", message: message)
     }
 
-    public static func forbidden(_ code: String, _ message: String) -> ServeError {
+    package static func forbidden(_ code: String, _ message: String) -> ServeError {
         ServeError(status: .forbidden, code: code, message: message)
     }
 
-    public static func unavailable(_ code: String, _ message: String, retryAfter: Int = 1) -> ServeError {
+    package static func unavailable(_ code: String, _ message: String, retryAfter: Int = 1) -> ServeError {
         ServeError(status: .serviceUnavailable, code: code, message: message, retryAfter: retryAfter)
     }
 
-    public static func timedOut(after timeout: Duration) -> ServeError {
+    package static func timedOut(after timeout: Duration) -> ServeError {
         ServeError(status: .gatewayTimeout, code: "timeout", message: "no thumbnail within the request deadline of \(timeout)")
     }
 
     /// The pipeline's failures, by case: each status in the README's table. `revealingRefusals`
     /// (`--debug-refusals`): a refused source's message says why in full, addresses included (see
     /// `refusalMessage`).
-    public init(_ error: PipelineError, revealingRefusals: Bool = false) {
+    package init(_ error: PipelineError, revealingRefusals: Bool = false) {
         let message = error.description
         switch error {
         case .invalidSource, .invalidSize:
@@ -80,7 +80,7 @@ public struct ServeError: Error, Sendable, Equatable {
 
     /// A processing URL's refusal, with imgproxy's statuses: an expired URL is 404 (it names nothing that exists
     /// any more), everything else 400 naming the option or argument to change.
-    public init(_ error: ProcessingError) {
+    package init(_ error: ProcessingError) {
         let code = switch error {
         case .unknownOption: "unknown_option"
         case .badArgument: "bad_argument"
@@ -134,7 +134,7 @@ public struct ServeError: Error, Sendable, Equatable {
         return .body(status, headers, ServeError.json(["error": code, "message": message]))
     }
 
-    public var response: Response { answer.response }
+    package var response: Response { answer.response }
 
     /// `object` (strings and booleans) as JSON, keys sorted.
     static func json(_ object: [String: Any]) -> String {

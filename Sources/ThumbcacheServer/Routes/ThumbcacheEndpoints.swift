@@ -21,11 +21,11 @@ import ThumbcacheKit
 /// - `POST /admin/purge/<source>` and `POST /admin/purge-all` with `Authorization: Bearer <token>`, only with an
 ///   admin token.
 /// - `/demo…`, only with `demo` (see `DemoPage`).
-public final class ThumbcacheEndpoints: Sendable {
-    public let configuration: ServeConfiguration
-    public let pipeline: ThumbnailPipeline
-    public let limiter: RenderLimiter
-    public let metrics: ServerMetrics
+package final class ThumbcacheEndpoints: Sendable {
+    package let configuration: ServeConfiguration
+    package let pipeline: ThumbnailPipeline
+    package let limiter: RenderLimiter
+    package let metrics: ServerMetrics
     let signer: URLSigner
     private let responder: ThumbnailResponder
     private let stopping = Atomic(false)
@@ -35,7 +35,7 @@ public final class ThumbcacheEndpoints: Sendable {
     let connections: OpenConnections
 
     /// `pipeline` must have been opened with `limiter` as its render gate (as `ThumbcacheService.init` opens it).
-    public init(configuration: ServeConfiguration, pipeline: ThumbnailPipeline, limiter: RenderLimiter, metrics: ServerMetrics) {
+    package init(configuration: ServeConfiguration, pipeline: ThumbnailPipeline, limiter: RenderLimiter, metrics: ServerMetrics) {
         self.configuration = configuration
         self.pipeline = pipeline
         self.limiter = limiter
@@ -49,10 +49,10 @@ public final class ThumbcacheEndpoints: Sendable {
     }
 
     /// From now on, health checks and new thumbnail requests get 503 (in-flight ones finish).
-    public func beginStopping() { stopping.store(true, ordering: .releasing) }
-    public var isStopping: Bool { stopping.load(ordering: .acquiring) }
+    package func beginStopping() { stopping.store(true, ordering: .releasing) }
+    package var isStopping: Bool { stopping.load(ordering: .acquiring) }
 
-    public func register<Context: RequestContext>(on router: Router<Context>, metricsRoute: Bool = true) {
+    package func register<Context: RequestContext>(on router: Router<Context>, metricsRoute: Bool = true) {
         router.add(middleware: AccessLogMiddleware<Context>(log: accessLog))
         Self.getAndHead(router, "healthz") { self.health() }
         if metricsRoute { Self.getAndHead(router, "metrics") { self.metricsAnswer() } }
@@ -77,7 +77,7 @@ public final class ThumbcacheEndpoints: Sendable {
     }
 
     /// The routes of a separate metrics port.
-    public func registerMetrics<Context: RequestContext>(on router: Router<Context>) {
+    package func registerMetrics<Context: RequestContext>(on router: Router<Context>) {
         Self.getAndHead(router, "metrics") { self.metricsAnswer() }
         Self.getAndHead(router, "healthz") { self.health() }
     }
@@ -134,10 +134,10 @@ public final class ThumbcacheEndpoints: Sendable {
         guard !isStopping, headers[.connection].map({ HeaderList.containsToken($0, "close") != false }) != true,
               let check = try? checks.check(target: path, accept: headers[.accept]),
               // A disk hit whose bytes are in the page cache is answered here too: reading them does not block
-              // (`waitingForDisk: false`); one that would wait for the disk goes to the router, off the event loop.
+              // (`read: .residentOnly`); one that would wait for the disk goes to the router, off the event loop.
               let result = pipeline.memoryHit(for: check.source, check.rendition, format: check.format, negotiated: check.negotiated)
                 ?? pipeline.diskHit(for: check.source, check.rendition, format: check.format, negotiated: check.negotiated,
-                                    waitingForDisk: false)
+                                    read: .residentOnly)
         else { return nil }
         metrics.thumbnail(result)
         let (second, date) = AnswerHead.date.current
@@ -194,7 +194,7 @@ public final class ThumbcacheEndpoints: Sendable {
             return try await withThrowingTaskGroup(of: ThumbnailResult?.self) { group in
                 group.addTask {
                     try await pipeline.result(for: check.source, check.rendition, format: check.format, negotiated: check.negotiated,
-                                              lookingInMemory: false, lookingOnDisk: false)
+                                              lookingIn: [])
                 }
                 group.addTask {
                     try await Task.sleep(for: timeout)
@@ -217,7 +217,7 @@ public final class ThumbcacheEndpoints: Sendable {
     /// A source with credentials in it is refused (400): a shared cache would store the protected image under
     /// the URL without them and give it to anyone who asks. (`thumbcache sign` asks the same question, so it
     /// never prints a path serve would refuse.)
-    public static func source(_ text: String) throws(ServeError) -> ImageSource {
+    package static func source(_ text: String) throws(ServeError) -> ImageSource {
         let lower = text.lowercased()
         guard lower.hasPrefix("http://") || lower.hasPrefix("https://") else {
             throw .forbidden("source_refused", "only http and https sources are served")

@@ -2,22 +2,22 @@ import ImageDecode
 
 /// `/<signature>/<size>/<fit>/<source>[.<format>]`, parsed. The grammar is fixed (README, serve section):
 /// the source is one base64url segment without padding, so any URL fits in one path segment.
-public struct ThumbnailPath: Sendable, Equatable {
-    public var signature: String
-    public var size: Int
-    public var fit: FitMode
+package struct ThumbnailPath: Sendable, Equatable {
+    package var signature: String
+    package var size: Int
+    package var fit: FitMode
     /// The source URL as the client wrote it (decoded from base64url).
-    public var source: String
+    package var source: String
     /// The source segment as it came (what purge routes and balancers hash on).
-    public var encodedSource: String
-    public var format: ImageFormat?
+    package var encodedSource: String
+    package var format: ImageFormat?
 
     /// What the signature covers: everything after it, leading slash included (imgproxy's construction).
-    public var signedPart: String {
+    package var signedPart: String {
         "/\(size)/\(fit.rawValue)/\(encodedSource)" + (format.map { ".\($0.rawValue)" } ?? "")
     }
 
-    public init(signature: String, size: Int, fit: FitMode, source: String, format: ImageFormat?) {
+    package init(signature: String, size: Int, fit: FitMode, source: String, format: ImageFormat?) {
         self.signature = signature
         self.size = size
         self.fit = fit
@@ -27,7 +27,7 @@ public struct ThumbnailPath: Sendable, Equatable {
     }
 
     /// Parses the path's segments (without the leading slash); every failure is a 400 that says which part.
-    public init(segments: [Substring], maxSize: Int) throws(ServeError) {
+    package init(segments: [Substring], maxSize: Int) throws(ServeError) {
         guard segments.count == 4 else {
             throw .badRequest("expected /<signature>/<size>/<fit>/<source>[.<format>], got \(segments.count) path segments")
         }
@@ -62,5 +62,5 @@ public struct ThumbnailPath: Sendable, Equatable {
     }
 
     /// The path a client requests.
-    public var path: String { "/\(signature)\(signedPart)" }
+    package var path: String { "/\(signature)\(signedPart)" }
 }

@@ -7,15 +7,15 @@ import ThumbcacheKit
 /// with the first, and a signature by any of them is accepted (imgproxy's comma-separated `IMGPROXY_KEY`/`SALT`).
 /// Without a key, the short grammar accepts only the literal `unsafe`; the processing grammar accepts anything,
 /// as imgproxy does (`acceptsUnsigned`).
-public struct URLSigner: Sendable {
-    public static let unsigned = "unsafe"
+package struct URLSigner: Sendable {
+    package static let unsigned = "unsafe"
 
     /// One key and its salt.
-    public struct KeyPair: Sendable, Equatable {
-        public var key: Data
-        public var salt: Data
+    package struct KeyPair: Sendable, Equatable {
+        package var key: Data
+        package var salt: Data
 
-        public init(key: Data, salt: Data = Data()) {
+        package init(key: Data, salt: Data = Data()) {
             (self.key, self.salt) = (key, salt)
         }
     }
@@ -23,26 +23,26 @@ public struct URLSigner: Sendable {
     private let pairs: [(key: SymmetricKey, salt: Data)]
 
     /// `key` nil: signing is off.
-    public init(key: Data?, salt: Data = Data()) {
+    package init(key: Data?, salt: Data = Data()) {
         self.init(pairs: key.map { [KeyPair(key: $0, salt: salt)] } ?? [])
     }
 
     /// No pairs: signing is off. The first pair signs; every pair verifies.
-    public init(pairs: [KeyPair]) {
+    package init(pairs: [KeyPair]) {
         self.pairs = pairs.map { (SymmetricKey(data: $0.key), $0.salt) }
     }
 
-    public var isSigning: Bool { !pairs.isEmpty }
+    package var isSigning: Bool { !pairs.isEmpty }
 
     /// The signature segment for `signedPart` (everything after the signature, leading "/" included).
-    public func signature(for signedPart: String) -> String {
+    package func signature(for signedPart: String) -> String {
         guard let first = pairs.first else { return Self.unsigned }
         return Base64URL.encode(HMAC<SHA256>.authenticationCode(for: first.salt + Data(signedPart.utf8), using: first.key))
     }
 
     /// Whether `signature` is right for `signedPart` under some pair; each MAC comparison takes constant time.
     /// Without a key only `unsafe` passes (the short grammar's rule).
-    public func accepts(_ signature: String, for signedPart: String) -> Bool {
+    package func accepts(_ signature: String, for signedPart: String) -> Bool {
         guard isSigning else { return signature == Self.unsigned }
         // Only the canonical spelling: base64 ignores the unused low bits of the last digit, so without this
         // check several signatures would be accepted for one path.
@@ -57,7 +57,7 @@ public struct URLSigner: Sendable {
     }
 
     /// Bytes from hex (`--key`, `--salt`); nil when it is not an even number of hex digits.
-    public static func bytes(fromHex hex: String) -> Data? {
+    package static func bytes(fromHex hex: String) -> Data? {
         let digits = Array(hex.utf8)
         guard digits.count % 2 == 0 else { return nil }
         var bytes = Data(capacity: digits.count / 2)

@@ -6,7 +6,7 @@ import ImageDecode
 /// size]. A ladder size's value holds that size's thumbnails in every stored format, back to back, in the order
 /// the metadata lists them with their lengths (`CacheMetadata.thumbnails`); a size with none is an empty value.
 /// A new thumbnail rewrites only its size's value and the metadata (`setPartialData`): never the original.
-final class ThumbnailStore: Sendable {
+final class EntryStore: Sendable {
     // 2: thumbnails of ICC-tagged sources are converted to sRGB.
     // 3: several formats per ladder size in one value. DiskLru wipes its own files of an older appVersion at open,
     //    so entries of 2 and earlier are dropped, never misread.
@@ -16,7 +16,7 @@ final class ThumbnailStore: Sendable {
 
     let cache: DiskLruCache
     let ladder: SizeLadder
-    /// Read-modify-write of an entry's metadata (adding a variant) must not interleave within the process;
+    /// Read-modify-write of an entry's metadata (adding a thumbnail) must not interleave within the process;
     /// across processes each one runs inside one DiskLru access (the directory lock).
     private let writeLock = NSLock()
     /// Metadata parsed per entry state: the same state again (the next size of one source, as warm asks for
@@ -24,32 +24,13 @@ final class ThumbnailStore: Sendable {
     let known: KnownEntries
 
     /// `shared`: freshness as a shared cache judges it (`CacheRole`), for the disk hits' records.
-    init(directory: URL, maxSize: Int64, ladder: SizeLadder, lockTimeout: Duration,
-         lockMode: PipelineConfiguration.LockMode = .holdForLifetime, readOnly: Bool = false,
-         cleanup: DiskLruOptions.Cleanup = .background, shared: Bool = false,
-         onLockWait: @Sendable (String) -> Void) throws(PipelineError)
-    {
+    init(directory: URL, maxSize: Int64, ladder: SizeLadder, access: StoreAccess, shared: Bool = false,
+         onLockWait: @Sendable (String) -> Void = { _ in }) throws(PipelineError) {
         self.ladder = ladder
         known = KnownEntries(shared: shared)
         do {
-            if readOnly {
-                cache = try DiskLruCache.openReadOnly(directory: directory, appVersion: Self.appVersion, valueCount: ladder.valueCount)
-                return
-            }
-            if lockMode == .perAccess {
-                // Accesses are short (no network inside one), so waiting for one needs no message.
-                cache = try DiskLruCache(directory: directory, appVersion: Self.appVersion, valueCount: ladder.valueCount,
-                                         maxSize: maxSize, options: DiskLruOptions(locking: .wait(timeout: lockTimeout), holding: .perAccess, cleanup: cleanup))
-                return
-            }
-            do {
-                cache = try DiskLruCache(directory: directory, appVersion: Self.appVersion, valueCount: ladder.valueCount, maxSize: maxSize,
-                                         options: DiskLruOptions(cleanup: cleanup))
-            } catch .locked {
-                onLockWait("waiting for the cache directory \(directory.path), in use by another thumbcache process…")
-                cache = try DiskLruCache(directory: directory, appVersion: Self.appVersion, valueCount: ladder.valueCount,
-                                         maxSize: maxSize, options: DiskLruOptions(locking: .wait(timeout: lockTimeout), cleanup: cleanup))
-            }
+            cache = try access.open(directory, appVersion: Self.appVersion, valueCount: ladder.valueCount, maxSize: maxSize,
+                                    onLockWait: onLockWait)
         } catch {
             throw .cache(error)
         }
@@ -61,15 +42,15 @@ final class ThumbnailStore: Sendable {
         let snapshot: DiskLruSnapshot
 
         func original() throws(PipelineError) -> Data {
-            do { return try snapshot.data(at: ThumbnailStore.originalIndex) } catch { throw .cache(error) }
+            do { return try snapshot.data(at: EntryStore.originalIndex) } catch { throw .cache(error) }
         }
 
         /// Whether the stored original is a regular file of the length recorded for it (in the journal and in
         /// the metadata). A truncated, replaced or unreadable original fails this, and is fetched again.
         var originalIsIntact: Bool {
-            let recorded = snapshot.length(at: ThumbnailStore.originalIndex)
+            let recorded = snapshot.length(at: EntryStore.originalIndex)
             guard recorded == Int64(metadata.original.bytes) else { return false }
-            let actual = try? snapshot.withFileDescriptor(at: ThumbnailStore.originalIndex) { fd -> Int64? in
+            let actual = try? snapshot.withFileDescriptor(at: EntryStore.originalIndex) { fd -> Int64? in
                 var info = stat()
                 guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
                 return Int64(info.st_size)
@@ -79,14 +60,14 @@ final class ThumbnailStore: Sendable {
 
         /// The original, opened for decoding in place rather than read into memory.
         func openOriginal() throws(PipelineError) -> StoredOriginal {
-            try StoredOriginal(snapshot, index: ThumbnailStore.originalIndex)
+            try StoredOriginal(snapshot, index: EntryStore.originalIndex)
         }
 
         /// Whether the stored original has exactly these bytes, compared a chunk at a time.
         func hasOriginal(equalTo fetched: FetchedOriginal) throws(PipelineError) -> Bool {
-            guard snapshot.length(at: ThumbnailStore.originalIndex) == Int64(fetched.byteCount) else { return false }
+            guard snapshot.length(at: EntryStore.originalIndex) == Int64(fetched.byteCount) else { return false }
             let reader: DiskLruValueReader
-            do { reader = try snapshot.reader(at: ThumbnailStore.originalIndex) } catch { throw .cache(error) }
+            do { reader = try snapshot.reader(at: EntryStore.originalIndex) } catch { throw .cache(error) }
             var same = true
             try fetched.forEachChunk { chunk throws(PipelineError) in
                 var offset = 0
@@ -120,12 +101,12 @@ final class ThumbnailStore: Sendable {
     }
 
     /// The record of the snapshot's state: remembered, or read from its value 0 (which it must have opened) and
-    /// remembered. Nil when that metadata is not ours to read (another version's), or, without `waitingForDisk`,
+    /// remembered. Nil when that metadata is not ours to read (another version's), or, with `.residentOnly`,
     /// not in the page cache.
     private func knownState(of snapshot: DiskLruSnapshot, now: Date = Date(),
-                            waitingForDisk: Bool = true) throws(DiskLruError) -> KnownEntries.Known? {
+                            read: DiskRead = .waiting) throws(DiskLruError) -> KnownEntries.Known? {
         if let known = known.known(snapshot.key), known.sequenceNumber == snapshot.sequenceNumber { return known }
-        let bytes = waitingForDisk ? try snapshot.data(at: Self.metadataIndex)
+        let bytes = read == .waiting ? try snapshot.data(at: Self.metadataIndex)
             : try snapshot.dataIfResident(at: Self.metadataIndex, offset: 0, count: Int(snapshot.length(at: Self.metadataIndex)))
         guard let bytes, let metadata = CacheMetadata.decode(bytes) else { return nil }
         return known.remember(metadata, key: snapshot.key, sequenceNumber: snapshot.sequenceNumber, now: now)
@@ -135,10 +116,10 @@ final class ThumbnailStore: Sendable {
     /// on its own when the entry is fresh at `now`. Only that size's value is opened, and only the thumbnail's
     /// bytes read from it, when the entry's state is known (`KnownEntries`); else its metadata too. Nil for
     /// anything a disk hit cannot answer alone: no entry, not fresh, no such thumbnail, a value that disagrees
-    /// with its metadata (the full path then decides); without `waitingForDisk`, bytes not in the page cache.
+    /// with its metadata (the full path then decides); with `.residentOnly`, bytes not in the page cache.
     /// `negotiated`: see `storedFormat`.
     func storedThumbnail(key: String, size: Int, format: ImageFormat?, negotiated: Bool = false, now: Date,
-                         waitingForDisk: Bool = true) throws(PipelineError) -> StoredHit? {
+                         read: DiskRead = .waiting) throws(PipelineError) -> StoredHit? {
         guard let index = ladder.valueIndex(of: size) else { return nil }
         let remembered = known.known(key)
         do {
@@ -146,13 +127,13 @@ final class ThumbnailStore: Sendable {
                 sequenceNumber == remembered?.sequenceNumber ? [index] : [Self.metadataIndex, index]
             }) else { return nil }
             defer { snapshot.close() }
-            guard let entry = try knownState(of: snapshot, now: now, waitingForDisk: waitingForDisk), entry.isFresh(at: now),
+            guard let entry = try knownState(of: snapshot, now: now, read: read), entry.isFresh(at: now),
                   let freshUntil = entry.freshUntil else { return nil }
             guard let format = storedFormat(size, format: format, negotiated: negotiated, of: entry.metadata),
                   let stored = entry.metadata.thumbnails.first(where: { $0.size == size }),
                   let range = stored.range(of: format.rawValue), !range.isEmpty,
                   snapshot.length(at: index) == Int64(stored.totalBytes) else { return nil }
-            let data = waitingForDisk ? try snapshot.data(at: index, offset: Int64(range.lowerBound), count: range.count)
+            let data = read == .waiting ? try snapshot.data(at: index, offset: Int64(range.lowerBound), count: range.count)
                 : try snapshot.dataIfResident(at: index, offset: Int64(range.lowerBound), count: range.count)
             guard let data, data.count == range.count else { return nil }
             var facts = entry.facts(size: size, format: format)
@@ -171,15 +152,15 @@ final class ThumbnailStore: Sendable {
 
     /// The entry's record (metadata, until when fresh) when it is fresh at `now`; only its metadata value is
     /// opened, and not even that when the entry's state is known (`KnownEntries`). What a variant's disk hit asks.
-    /// Without `waitingForDisk`, nil rather than wait for metadata not in the page cache.
-    func freshState(key: String, now: Date, waitingForDisk: Bool = true) throws(PipelineError) -> KnownEntries.Known? {
+    /// With `.residentOnly`, nil rather than wait for metadata not in the page cache.
+    func freshState(key: String, now: Date, read: DiskRead = .waiting) throws(PipelineError) -> KnownEntries.Known? {
         let remembered = known.known(key)
         do {
             guard let snapshot = try cache.snapshot(forKey: key, opening: { sequenceNumber in
                 sequenceNumber == remembered?.sequenceNumber ? [] : [Self.metadataIndex]
             }) else { return nil }
             defer { snapshot.close() }
-            guard let entry = try knownState(of: snapshot, now: now, waitingForDisk: waitingForDisk),
+            guard let entry = try knownState(of: snapshot, now: now, read: read),
                   entry.isFresh(at: now) else { return nil }
             return entry
         } catch {
@@ -209,7 +190,7 @@ final class ThumbnailStore: Sendable {
 
     /// The stored thumbnail of `size` in `format`: a slice of that size's value. Nil when it is not stored, or
     /// when the value's length disagrees with the metadata (a damaged entry is rendered again, not misread).
-    func variant(_ size: Int, format: ImageFormat, of entry: Entry) throws(PipelineError) -> Data? {
+    func thumbnail(_ size: Int, format: ImageFormat, of entry: Entry) throws(PipelineError) -> Data? {
         guard let stored = entry.metadata.thumbnails.first(where: { $0.size == size }),
               let range = stored.range(of: format.rawValue), let index = ladder.valueIndex(of: size),
               entry.snapshot.length(at: index) == Int64(stored.totalBytes) else { return nil }
@@ -220,15 +201,6 @@ final class ThumbnailStore: Sendable {
         } catch {
             throw .cache(error)
         }
-    }
-
-    /// Some stored thumbnail of `size` to resize from, preferring the formats that decode fastest and losslessly.
-    func anyVariant(_ size: Int, of entry: Entry) throws(PipelineError) -> Data? {
-        let stored = Set(entry.metadata.formats(ofSize: size))
-        for format in [ImageFormat.png, .jpeg, .webp, .avif] where stored.contains(format.rawValue) {
-            if let data = try variant(size, format: format, of: entry) { return data }
-        }
-        return nil
     }
 
     /// Stores a freshly fetched original (dropping every thumbnail of the previous one), or, when
@@ -247,7 +219,7 @@ final class ThumbnailStore: Sendable {
             if let current, current.metadata.responseTime == metadata.responseTime, current.metadata.url == metadata.url,
                current.metadata.original.digest == metadata.original.digest {
                 guard let thumbnail else { return (0, false) }
-                return (try addVariantLocked(key: key, current: current, thumbnail: thumbnail), false)
+                return (try addThumbnailLocked(key: key, current: current, thumbnail: thumbnail), false)
             }
             var stored = metadata
             // Every value is written, so a previous original's thumbnails become empty values.
@@ -274,12 +246,8 @@ final class ThumbnailStore: Sendable {
                 throw error
             }
             return (values.reduce(original.byteCount) { $0 + $1.count }, true)
-        } catch let error as PipelineError {
-            throw error
-        } catch let error as DiskLruError {
-            throw .cache(error)
         } catch {
-            throw .cache(.invalidArgument("\(error)"))
+            throw .stored(error)
         }
     }
 
@@ -287,7 +255,7 @@ final class ThumbnailStore: Sendable {
     /// original; a no-op when the original changed meanwhile (a render of the old one must not join the new).
     /// A revalidation in between (a 304: new headers, same original) does not stop it.
     @discardableResult
-    func addVariant(key: String, madeFrom digest: String, thumbnail: StoredThumbnail) throws(PipelineError) -> Int {
+    func addThumbnail(key: String, madeFrom digest: String, thumbnail: StoredThumbnail) throws(PipelineError) -> Int {
         writeLock.lock()
         defer { writeLock.unlock() }
         try beginAccess()
@@ -295,12 +263,12 @@ final class ThumbnailStore: Sendable {
         guard let current = try entry(forKey: key) else { return 0 }
         defer { current.snapshot.close() }
         guard current.metadata.original.digest == digest else { return 0 }
-        return try addVariantLocked(key: key, current: current, thumbnail: thumbnail)
+        return try addThumbnailLocked(key: key, current: current, thumbnail: thumbnail)
     }
 
     /// Appends the thumbnail to its size's value (rewriting that value whole, with the metadata, in one
     /// `setPartialData`); a no-op when that size already has this format.
-    private func addVariantLocked(key: String, current: Entry, thumbnail: StoredThumbnail) throws(PipelineError) -> Int {
+    private func addThumbnailLocked(key: String, current: Entry, thumbnail: StoredThumbnail) throws(PipelineError) -> Int {
         let format = thumbnail.format.rawValue
         guard let index = ladder.valueIndex(of: thumbnail.size),
               !current.metadata.formats(ofSize: thumbnail.size).contains(format) else { return 0 }

@@ -1,0 +1,262 @@
+import Foundation
+import ImageDecode
+import Processing
+
+/// The one request path for every rendition, both grammars alike: memory, then disk (a ladder thumbnail in the
+/// source's entry, or a variant in `variants/`), then the origin settled and one render (`ProcessedRenderer`), kept
+/// where its description says (`Rendition.ladderSize(in:)`).
+extension ThumbnailPipeline {
+    /// What `rendition` makes of `source`: the one entry point a server calls for either grammar. `negotiated`:
+    /// `format` was chosen from the request's `Accept`, so the answer is the format the request has without one
+    /// when that is smaller (`FormatFallback`), and is cached apart from requests that name `format`. `lookingIn`:
+    /// the caches to ask first (a server that has just asked `memoryHit` and `diskHit` passes `[]`).
+    public func result(for source: ImageSource, _ rendition: Rendition, format: ImageFormat? = nil, negotiated: Bool = false,
+                       policy: FetchPolicy = .normal, lookingIn lookup: CacheLookup = .all) async throws(PipelineError) -> ThumbnailResult {
+        if let thumbnail = rendition.thumbnail, !(1...ThumbnailRequest.maxSize).contains(thumbnail.size) {
+            throw .invalidSize(thumbnail.size)
+        }
+        if configuration.readOnly { throw .cache(.readOnly(directory: store.directoryPath)) }
+        let source = keyed(source)
+        let key = source.cacheKey
+        let format = format ?? rendition.options.format
+        let negotiated = negotiated && format != nil
+        let memoryKey = Self.memoryKey(key, rendition, format: format, negotiated: negotiated)
+        if lookup.contains(.memory), policy != .refresh, let result = memoryHit(memoryKey, acceptingStale: policy == .offline) { return result }
+        if lookup.contains(.disk), policy == .normal,
+           let result = diskHit(source, rendition, format: format, negotiated: negotiated) { return result }
+        return try await settled(source, key: key, memoryKey: memoryKey, policy: policy) { origin in
+            try await self.render(origin, source: source, key: key, rendition, format: format, negotiated: negotiated)
+        }
+    }
+
+    /// A thumbnail of the short grammar: `result(for: source, .thumbnail(size: size, fit: fit))`.
+    public func thumbnail(for source: ImageSource, size: Int, fit: FitMode = .contain, format: ImageFormat? = nil,
+                          negotiated: Bool = false, policy: FetchPolicy = .normal) async throws(PipelineError) -> ThumbnailResult {
+        try await result(for: source, .thumbnail(size: size, fit: fit), format: format, negotiated: negotiated, policy: policy)
+    }
+
+    /// An image processed by imgproxy's `options` (`thumbcache get --options`): `result(for: source, .processed(…))`.
+    /// `format` nil: the options' format, else the source's when it can be written (GIF gives PNG).
+    public func processed(for source: ImageSource, options: ProcessingOptions, format: ImageFormat? = nil,
+                          negotiated: Bool = false, policy: FetchPolicy = .normal) async throws(PipelineError) -> ThumbnailResult {
+        try await result(for: source, .processed(CanonicalOptions(options)), format: format, negotiated: negotiated, policy: policy)
+    }
+
+    /// The rendition from the memory cache if it is there and its source still fresh, without suspending: a server
+    /// answers these before it sets up a request's deadline (two tasks and a timer per request).
+    public func memoryHit(for source: ImageSource, _ rendition: Rendition, format: ImageFormat? = nil,
+                          negotiated: Bool = false) -> ThumbnailResult? {
+        guard !configuration.readOnly else { return nil }
+        let format = format ?? rendition.options.format
+        return memoryHit(Self.memoryKey(keyed(source).cacheKey, rendition, format: format, negotiated: negotiated && format != nil),
+                         acceptingStale: false)
+    }
+
+    /// The rendition read from disk when its source's entry is fresh and it is stored, without suspending: no
+    /// coalescing, no task, only its value opened and its bytes read once the entry's metadata is known
+    /// (`KnownEntries`, `SnapshotMemo`). Nil for anything else (stale, not stored, an error): `result` answers those.
+    /// With `.residentOnly`, only bytes already in the page cache are read (nil rather than wait for the disk), for
+    /// a caller that must not block, an event loop; opening the value file may still touch the disk for an inode
+    /// not in memory.
+    public func diskHit(for source: ImageSource, _ rendition: Rendition, format: ImageFormat? = nil, negotiated: Bool = false,
+                        read: DiskRead = .waiting) -> ThumbnailResult? {
+        let format = format ?? rendition.options.format
+        return diskHit(keyed(source), rendition, format: format, negotiated: negotiated && format != nil, read: read)
+    }
+
+    static func memoryKey(_ key: String, _ rendition: Rendition, format: ImageFormat?, negotiated: Bool = false) -> String {
+        "\(key)/" + rendition.memoryKeySuffix(format: format, negotiated: negotiated && format != nil)
+    }
+
+    /// The name a variant is stored under: its meaning (canonical description, the format asked for, negotiated or
+    /// not) and the default quality of the format it is encoded in (of a negotiated one's fallback too), so a
+    /// changed default renders again rather than serving the old one.
+    func variantName(_ rendition: Rendition, format: ImageFormat?, negotiated: Bool, original: CacheMetadata.Original) -> String {
+        let quality = configuration.formatQuality
+        let format = format ?? rendition.options.format
+        return VariantStore.name(canonical: rendition.key(format: format, negotiated: negotiated), asked: format?.rawValue ?? "auto",
+                                 quality: quality[rendition.outputFormat(asked: format, original: original)],
+                                 fallbackQuality: negotiated ? quality[rendition.outputFormat(asked: nil, original: original)] : nil)
+    }
+
+    /// A stored rendition whose source entry is fresh, kept in memory from now on (`source` already keyed).
+    private func diskHit(_ source: ImageSource, _ rendition: Rendition, format: ImageFormat?, negotiated: Bool,
+                         read: DiskRead = .waiting) -> ThumbnailResult? {
+        let key = source.cacheKey
+        // A download held for storing is newer than the entry (`UnstoredOriginals`): the full path serves it.
+        guard !configuration.readOnly, !rendition.options.raw, unstored.origin(for: key) == nil else { return nil }
+        let started = ContinuousClock.now
+        var result: ThumbnailResult
+        let freshUntil: Date
+        if let size = rendition.ladderSize(in: store.ladder) {
+            guard let hit = try? store.storedThumbnail(key: key, size: size, format: format, negotiated: negotiated, now: Date(),
+                                                       read: read) else { return nil }
+            result = ThumbnailResult(data: hit.data, format: hit.facts.format, width: hit.facts.width, height: hit.facts.height,
+                                     servedFrom: .disk, source: source.normalized, cacheKey: key, bytesDownloaded: 0, rendered: false)
+            (result.contentDigest, freshUntil, result.lastModified) = (hit.facts.digest, hit.freshUntil, hit.lastModified)
+        } else {
+            guard store.variants != nil, let state = try? store.freshState(key: key, now: Date(), read: read),
+                  let fresh = state.freshUntil,
+                  let (data, record) = try? store.variant(
+                      source: key, name: variantName(rendition, format: format, negotiated: negotiated, original: state.metadata.original),
+                      originalDigest: state.metadata.original.digest, read: read),
+                  let stored = ImageFormat(rawValue: record.format) else { return nil }
+            result = ThumbnailResult(data: data, format: stored, width: record.width, height: record.height, servedFrom: .disk,
+                                     source: source.normalized, cacheKey: key, bytesDownloaded: 0, rendered: false)
+            (result.contentDigest, freshUntil, result.lastModified) = (record.digest, fresh, state.lastModified)
+        }
+        (result.freshUntil, result.fetchDuration, result.renderDuration) = (freshUntil, Duration.zero, started.duration(to: .now))
+        memory.set(MemoryEntry(thumbnail: result, freshUntil: freshUntil),
+                   forKey: Self.memoryKey(key, rendition, format: format, negotiated: negotiated), cost: result.data.count)
+        sessionStats.withLock { $0.record(.disk) }
+        return result
+    }
+
+    /// The rendition of a settled origin: the original itself (`raw`, `skp`), the stored rendition, or a render from
+    /// the smallest stored ladder thumbnail that stands in for the original (`StandIn`), else from the original.
+    private func render(_ origin: Origin, source: ImageSource, key: String, _ rendition: Rendition,
+                        format: ImageFormat?, negotiated: Bool) async throws -> ThumbnailResult {
+        let options = rendition.options
+        // Stored or not, once this render ends later requests read the entry (or fetch again), not this download.
+        defer { if origin.downloaded != nil { unstored.release(key, fetchedAt: origin.metadata.responseTime) } }
+        let url = source.normalized
+        let downloadedBytes = origin.servedFrom == .network ? origin.downloadedBytes : 0
+        let original = origin.metadata.original
+        let sourceFormat = ImageFormat(rawValue: original.format)
+        func result(_ data: Data, _ format: ImageFormat, width: Int, height: Int, rendered: Bool, stored: Int = 0,
+                    notCachedBecause: String? = nil) -> ThumbnailResult {
+            ThumbnailResult(data: data, format: format, width: width, height: height, servedFrom: origin.servedFrom,
+                            source: url, cacheKey: key, bytesDownloaded: downloadedBytes, rendered: rendered,
+                            bytesStored: stored, staleBecause: origin.staleBecause, notCachedBecause: notCachedBecause)
+        }
+
+        // `raw`, or `skp` naming the source's format when the URL asks for no other (imgproxy: `f:`/the extension
+        // unset or the source's; a format negotiated from `Accept` does not stop the skip).
+        let skips = sourceFormat.map { options.skipProcessing.contains($0) && (options.format ?? $0) == $0 } == true
+        if options.raw || skips, let sourceFormat {
+            let data = try origin.originalData(url: url)
+            var stored = 0
+            var notCachedBecause: String?
+            if origin.storable, let downloaded = origin.downloaded {
+                do throws(PipelineError) { stored = try saveOriginal(downloaded, of: origin, key: key, thumbnail: nil) } catch {
+                    notCachedBecause = error.description
+                }
+            }
+            return result(data, sourceFormat, width: original.width, height: original.height, rendered: false, stored: stored,
+                          notCachedBecause: notCachedBecause)
+        }
+
+        // Stored already: a ladder thumbnail in the entry (negotiated: the one of the two stored to answer), or a variant.
+        let ladderSize = rendition.ladderSize(in: store.ladder)
+        let name = variantName(rendition, format: format, negotiated: negotiated, original: original)
+        if let entry = origin.entry {
+            if let ladderSize, let stored = store.storedFormat(ladderSize, format: format, negotiated: negotiated, of: entry.metadata),
+               let data = try store.thumbnail(ladderSize, format: stored, of: entry), ImageFormat.sniff(data) == stored,
+               let info = try? ImageDecoder.probe(.data(data)) {
+                return result(data, stored, width: info.orientedWidth, height: info.orientedHeight, rendered: false)
+            }
+            if ladderSize == nil,
+               let (data, record) = try store.variant(source: key, name: name, originalDigest: entry.metadata.original.digest),
+               let stored = ImageFormat(rawValue: record.format) {
+                var found = result(data, stored, width: record.width, height: record.height, rendered: false)
+                found.contentDigest = record.digest
+                return found
+            }
+        }
+
+        // The input: a stored ladder thumbnail when one covers the plan (`StandIn`; it is upright and sRGB, so only
+        // when the options orient the source), else the original.
+        let chosen = rendition.outputFormat(asked: format, original: original)
+        let qualities = configuration.formatQuality
+        // Negotiated: what the request answers without `Accept`, when smaller (`FormatFallback`).
+        let fallback = negotiated ? rendition.outputFormat(asked: nil, original: original) : nil
+        let input: EncodedImage
+        var inputIsOriginal = false
+        var storedOriginal: StoredOriginal?  // owns the descriptor behind `input`
+        let output = StandIn.Output(format: chosen, fallback: fallback,
+                                    quality: options.quality(for: chosen, default: { qualities[$0] }))
+        if options.autoRotate, ladderSize == nil, let entry = origin.entry,
+           let standIn = try standIn(options, output: output, original: entry.metadata.original,
+                                     stored: entry.metadata.thumbnails, url: url),
+           let data = try store.thumbnail(standIn.size, format: standIn.format, of: entry) {
+            input = .data(data)
+        } else {
+            (input, storedOriginal) = try origin.originalImage(url: url)
+            inputIsOriginal = true
+        }
+        let renderer = ProcessedRenderer(options: options, input: input, inputIsOriginal: inputIsOriginal, original: original,
+                                         maxResultSide: configuration.maxResultSide,
+                                         limits: RenderLimits(maxPixels: configuration.maxPixels,
+                                                              maxDecodeMemory: configuration.maxDecodeMemory,
+                                                              maxEffectWork: configuration.maxEffectWork))
+        let rendered: Thumbnail
+        do {
+            // The estimate, from the header, is reserved for the decode once it has a worker (the gate, a server's
+            // worker limit): renders wait rather than exceed the budget, and renders queued for a worker hold none.
+            // Coalesced waiters and stored renditions never reach the gate.
+            let needed = try renderer.workingMemory()
+            defer { FreedMemory.release(afterDecodeOf: needed) }
+            rendered = try await cancellable { (cancellation: RenderCancellation) async throws(PipelineError) in
+                try await configuration.renderGate.run(reserving: needed, of: configuration.decodeBudget,
+                                                       admission: origin.admission) { () throws(PipelineError) in
+                    try renderer.render(format: chosen, defaultQuality: { qualities[$0] }, fallback: fallback, url: url,
+                                        cancellation: cancellation)
+                }
+            }
+        } catch {
+            let failure = (error as? ProcessedRenderer.Failure)?.pipelineError(url: url) ?? Self.pipelineError(error, source: source)
+            keepDownload(of: origin, key: key, after: failure)
+            throw failure
+        }
+        withExtendedLifetime(storedOriginal) {}
+        let digest = SHA256Digest.hex(bytes: rendered.data)
+        let (stored, notCachedBecause) = keep(rendered, digest: digest, of: origin, key: key, ladderSize: ladderSize, name: name)
+        var made = result(rendered.data, rendered.format, width: rendered.width, height: rendered.height, rendered: true,
+                          stored: stored, notCachedBecause: notCachedBecause)
+        made.contentDigest = digest
+        return made
+    }
+
+    /// Stores a new rendition (with its original, if just downloaded): a ladder thumbnail in the source's entry, in
+    /// every format asked for (a negotiated render keeps both its encodings, so later negotiated requests choose
+    /// between them from their lengths), anything else as a variant. A failure to store (a full disk) does not fail
+    /// the request: the rendition is good, and the result says why it was not cached.
+    private func keep(_ rendered: Thumbnail, digest: String, of origin: Origin, key: String, ladderSize: Int?,
+                      name: String) -> (stored: Int, notCachedBecause: String?) {
+        guard origin.storable else { return (0, nil) }
+        let thumbnail = ladderSize.map { StoredThumbnail(size: $0, format: rendered.format, data: rendered.data) }
+        let declined = ladderSize.flatMap { size in rendered.declined.map { StoredThumbnail(size: size, format: $0.format, data: $0.data) } }
+        let madeFrom = origin.metadata.original.digest
+        do throws(PipelineError) {
+            var stored = 0
+            if let downloaded = origin.downloaded {
+                stored = try saveOriginal(downloaded, of: origin, key: key, thumbnail: thumbnail)
+            } else if let thumbnail {
+                stored = try store.addThumbnail(key: key, madeFrom: madeFrom, thumbnail: thumbnail)
+            }
+            if let declined { stored += try store.addThumbnail(key: key, madeFrom: madeFrom, thumbnail: declined) }
+            if ladderSize == nil {
+                let record = VariantStore.Record(source: key, variant: name, format: rendered.format.rawValue,
+                                                 width: rendered.width, height: rendered.height, digest: digest, originalDigest: madeFrom)
+                stored += try store.saveVariant(rendered.data, record: record)
+            }
+            return (stored, nil)
+        } catch {
+            return (0, error.description)
+        }
+    }
+
+    /// The stored ladder thumbnail that stands in for the original in rendering `options` to `output` (`StandIn`):
+    /// the plan's scale of the original is the scale the rung must keep; nil: render from the original.
+    func standIn(_ options: ProcessingOptions, output: StandIn.Output, original: CacheMetadata.Original,
+                 stored: [CacheMetadata.StoredSize], url: String) throws(PipelineError) -> StandIn? {
+        guard original.width > 0, original.height > 0 else { return nil }
+        let plan: ProcessingPlan
+        do { plan = try options.plan(sourceWidth: original.width, sourceHeight: original.height,
+                                     maxResultSide: configuration.maxResultSide) } catch {
+            throw .processing(url: url, error)
+        }
+        return StandIn.choose(scale: max(plan.scaleX, plan.scaleY), output: output, original: original, stored: stored,
+                              qualities: configuration.formatQuality)
+    }
+}
