@@ -96,14 +96,13 @@ extension ThumbnailPipeline {
             (result.contentDigest, freshUntil, result.lastModified) = (hit.facts.digest, hit.freshUntil, hit.lastModified)
         } else {
             guard store.variants != nil, let state = try? store.freshState(key: key, now: Date(), read: read),
-                  let fresh = state.freshUntil,
                   let (data, record) = try? store.variant(
                       source: key, name: variantName(rendition, format: format, negotiated: negotiated, original: state.metadata.original),
                       originalDigest: state.metadata.original.digest, read: read),
                   let stored = ImageFormat(rawValue: record.format) else { return nil }
             result = ThumbnailResult(data: data, format: stored, width: record.width, height: record.height, servedFrom: .disk,
                                      source: source.normalized, cacheKey: key, bytesDownloaded: 0, rendered: false)
-            (result.contentDigest, freshUntil, result.lastModified) = (record.digest, fresh, state.lastModified)
+            (result.contentDigest, freshUntil, result.lastModified) = (record.digest, state.freshUntil, state.lastModified)
         }
         (result.freshUntil, result.fetchDuration, result.renderDuration) = (freshUntil, Duration.zero, started.duration(to: .now))
         memory.set(MemoryEntry(thumbnail: result, freshUntil: freshUntil),

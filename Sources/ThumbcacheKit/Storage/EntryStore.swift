@@ -127,8 +127,7 @@ final class EntryStore: Sendable {
                 sequenceNumber == remembered?.sequenceNumber ? [index] : [Self.metadataIndex, index]
             }) else { return nil }
             defer { snapshot.close() }
-            guard let entry = try knownState(of: snapshot, now: now, read: read), entry.isFresh(at: now),
-                  let freshUntil = entry.freshUntil else { return nil }
+            guard let entry = try knownState(of: snapshot, now: now, read: read), entry.isFresh(at: now) else { return nil }
             guard let format = storedFormat(size, format: format, negotiated: negotiated, of: entry.metadata),
                   let stored = entry.metadata.thumbnails.first(where: { $0.size == size }),
                   let range = stored.range(of: format.rawValue), !range.isEmpty,
@@ -144,7 +143,7 @@ final class EntryStore: Sendable {
                                                     height: info.orientedHeight, digest: SHA256Digest.hex(bytes: data))
                 known.add(facts!, key: key, sequenceNumber: snapshot.sequenceNumber)
             }
-            return StoredHit(data: data, facts: facts!, freshUntil: freshUntil, lastModified: entry.lastModified)
+            return StoredHit(data: data, facts: facts!, freshUntil: entry.freshUntil, lastModified: entry.lastModified)
         } catch {
             throw .cache(error)
         }

@@ -9,15 +9,15 @@ final class KnownEntries: Sendable {
     struct Known: Sendable {
         let sequenceNumber: Int64
         let metadata: CacheMetadata
-        /// Until when the stored response may be served without asking the origin. The remaining lifetime
-        /// shrinks as the age grows with the clock, so this instant holds whenever it is read. Nil when the
-        /// origin said `no-cache` (revalidated before every use).
-        let freshUntil: Date?
+        /// Until when the stored response may be served without asking the origin (`Freshness.freshUntil`, the one
+        /// rule): the remaining lifetime shrinks as the age grows with the clock, so this instant holds whenever it
+        /// is read; `no-cache` gives the moment it was read, so it is never fresh.
+        let freshUntil: Date
         /// The origin's Last-Modified, parsed.
         let lastModified: Date?
         var thumbnails: [ThumbnailFacts] = []
 
-        func isFresh(at now: Date) -> Bool { freshUntil.map { $0 > now } ?? false }
+        func isFresh(at now: Date) -> Bool { freshUntil > now }
 
         func facts(size: Int, format: ImageFormat) -> ThumbnailFacts? {
             thumbnails.first { $0.size == size && $0.format == format }
@@ -54,7 +54,7 @@ final class KnownEntries: Sendable {
     func remember(_ metadata: CacheMetadata, key: String, sequenceNumber: Int64, now: Date = Date()) -> Known {
         let freshness = Freshness(metadata: metadata, now: now, shared: shared)
         let known = Known(sequenceNumber: sequenceNumber, metadata: metadata,
-                          freshUntil: freshness.cacheControl.noCache ? nil : now.addingTimeInterval(freshness.remaining),
+                          freshUntil: freshness.freshUntil(now: now),
                           lastModified: metadata.headers["last-modified"].flatMap(HTTPDate.parse))
         records.remember(known, key: key, sequenceNumber: sequenceNumber, cost: Self.cost(of: metadata))
         return known
