@@ -1,13 +1,13 @@
 import Foundation
 
 /// An IPv4 or IPv6 address that a source resolved to: what the source policy's address check classifies.
-public struct IPAddress: Sendable, Hashable, CustomStringConvertible {
+package struct IPAddress: Sendable, Hashable, CustomStringConvertible {
     /// 4 bytes (IPv4) or 16 (IPv6), network order.
-    public let bytes: [UInt8]
+    package let bytes: [UInt8]
 
     /// A numeric address in its standard text form (`inet_pton`: dotted quad or IPv6, no brackets);
     /// nil for anything else, host names included.
-    public init?(_ text: String) {
+    package init?(_ text: String) {
         var v4 = in_addr()
         var v6 = in6_addr()
         if inet_pton(AF_INET, text, &v4) == 1 {
@@ -24,10 +24,10 @@ public struct IPAddress: Sendable, Hashable, CustomStringConvertible {
         self.bytes = bytes
     }
 
-    public var isIPv6: Bool { bytes.count == 16 }
+    package var isIPv6: Bool { bytes.count == 16 }
 
     /// The standard text form (`inet_ntop`), without brackets.
-    public var description: String {
+    package var description: String {
         var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
         let family = isIPv6 ? AF_INET6 : AF_INET
         let ok = bytes.withUnsafeBytes { raw in inet_ntop(family, raw.baseAddress, &text, socklen_t(text.count)) } != nil
@@ -38,7 +38,7 @@ public struct IPAddress: Sendable, Hashable, CustomStringConvertible {
     /// The kind of network this address belongs to; IPv4 forms embedded in IPv6 (mapped `::ffff:a.b.c.d`,
     /// compatible `::a.b.c.d`, translated, NAT64 `64:ff9b::/96`, 6to4 `2002::/16`) are classified as the IPv4
     /// address they carry, so `[::ffff:127.0.0.1]` is loopback.
-    public var kind: Kind {
+    package var kind: Kind {
         guard isIPv6 else { return Self.kind(ipv4: bytes) }
         let b = bytes
         let firstTen = b[0..<10].allSatisfy { $0 == 0 }
@@ -83,7 +83,7 @@ public struct IPAddress: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Kinds of address, as the source policy's address check sees them.
-    public enum Kind: String, Sendable, CaseIterable {
+    package enum Kind: String, Sendable, CaseIterable {
         case global
         case loopback
         case unspecified
@@ -95,7 +95,7 @@ public struct IPAddress: Sendable, Hashable, CustomStringConvertible {
         case reserved
 
         /// "a loopback address", for messages.
-        public var phrase: String {
+        package var phrase: String {
             switch self {
             case .global: "a public address"
             case .loopback: "a loopback address"

@@ -1,19 +1,19 @@
 /// The `Cache-Control` directives a cache acts on (RFC 9111 §5.2).
-public struct CacheControl: Sendable, Equatable {
-    public var maxAge: Int?
+package struct CacheControl: Sendable, Equatable {
+    package var maxAge: Int?
     /// `s-maxage`: the lifetime in a shared cache, in place of `max-age` (§5.2.2.10).
-    public var sharedMaxAge: Int?
-    public var noStore = false
-    public var noCache = false
-    public var mustRevalidate = false
-    public var isPrivate = false
-    public var isPublic = false
-    public var immutable = false
+    package var sharedMaxAge: Int?
+    package var noStore = false
+    package var noCache = false
+    package var mustRevalidate = false
+    package var isPrivate = false
+    package var isPublic = false
+    package var immutable = false
     /// RFC 5861 §4: seconds past its freshness that the origin allows this response to be served when
     /// revalidating it fails (a network error or a 500, 502, 503 or 504).
-    public var staleIfError: Int?
+    package var staleIfError: Int?
 
-    public init(maxAge: Int? = nil, noStore: Bool = false, noCache: Bool = false, mustRevalidate: Bool = false) {
+    package init(maxAge: Int? = nil, noStore: Bool = false, noCache: Bool = false, mustRevalidate: Bool = false) {
         self.maxAge = maxAge
         self.noStore = noStore
         self.noCache = noCache
@@ -29,7 +29,7 @@ public struct CacheControl: Sendable, Equatable {
     }
 
     /// Parses one or more header values; unknown directives are ignored, as RFC 9111 requires.
-    public init(parsing values: [String]) {
+    package init(parsing values: [String]) {
         for value in values {
             for part in value.split(separator: ",") {
                 let pieces = part.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)

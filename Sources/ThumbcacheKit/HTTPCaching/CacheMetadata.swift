@@ -2,41 +2,41 @@ import Foundation
 
 /// Value 0 of every cache entry: what was fetched, when, with which caching headers, and what is stored.
 /// JSON, documented in docs/disk-layout.md, so other tools can read it.
-public struct CacheMetadata: Codable, Sendable, Equatable {
+package struct CacheMetadata: Codable, Sendable, Equatable {
     // 2: `thumbnails` (several formats per ladder size) replaces `variants`; `original.alpha`.
     // 3: `original.digest`, which ties every thumbnail and processed image to the exact original it was made
     //    from. An entry of 2 does not decode: it is a miss, fetched again and replaced.
-    public static let currentVersion = 3
+    package static let currentVersion = 3
 
-    public var version = CacheMetadata.currentVersion
+    package var version = CacheMetadata.currentVersion
     /// The normalised source URL (`http(s)://…` or `file:///…`).
-    public var url: String
+    package var url: String
     /// Response headers that matter for caching, names lower-cased: etag, last-modified, cache-control,
     /// date, expires, age. For files: last-modified is the file's mtime, etag its size and mtime.
-    public var headers: [String: String]
+    package var headers: [String: String]
     /// When the request that produced these headers was sent and its response received (seconds since 1970).
-    public var requestTime: Double
-    public var responseTime: Double
-    public var original: Original
+    package var requestTime: Double
+    package var responseTime: Double
+    package var original: Original
     /// The stored thumbnails, one item per ladder size that has any, ascending by size.
-    public var thumbnails: [StoredSize]
+    package var thumbnails: [StoredSize]
 
     /// Ladder sizes with at least one stored thumbnail, ascending.
-    public var thumbnailSizes: [Int] { thumbnails.map(\.size) }
+    package var thumbnailSizes: [Int] { thumbnails.map(\.size) }
 
     /// One ladder size's DiskLru value: its thumbnails in several formats, packed back to back in this order.
-    public struct StoredSize: Codable, Sendable, Equatable {
-        public var size: Int
-        public var parts: [Part]
+    package struct StoredSize: Codable, Sendable, Equatable {
+        package var size: Int
+        package var parts: [Part]
 
-        public struct Part: Codable, Sendable, Equatable {
+        package struct Part: Codable, Sendable, Equatable {
             /// "jpeg", "png", "webp" or "avif".
-            public var format: String
-            public var bytes: Int
+            package var format: String
+            package var bytes: Int
         }
 
         /// Where `format`'s bytes are in the value, or nil when that format is not stored.
-        public func range(of format: String) -> Range<Int>? {
+        package func range(of format: String) -> Range<Int>? {
             var offset = 0
             for part in parts {
                 if part.format == format { return offset..<offset + part.bytes }
@@ -46,35 +46,35 @@ public struct CacheMetadata: Codable, Sendable, Equatable {
         }
 
         /// The value's whole length: every part.
-        public var totalBytes: Int { parts.reduce(0) { $0 + $1.bytes } }
+        package var totalBytes: Int { parts.reduce(0) { $0 + $1.bytes } }
     }
 
     /// The stored thumbnail formats of `size`, in value order.
-    public func formats(ofSize size: Int) -> [String] {
+    package func formats(ofSize size: Int) -> [String] {
         thumbnails.first { $0.size == size }?.parts.map(\.format) ?? []
     }
 
-    public struct Original: Codable, Sendable, Equatable {
+    package struct Original: Codable, Sendable, Equatable {
         /// "jpeg", "png", "webp", "gif" or "avif", sniffed from the bytes.
-        public var format: String
+        package var format: String
         /// Upright dimensions (after EXIF orientation).
-        public var width: Int
-        public var height: Int
-        public var bytes: Int
+        package var width: Int
+        package var height: Int
+        package var bytes: Int
         /// Whether it has an alpha channel: its default thumbnail format is then PNG, else JPEG.
-        public var alpha: Bool
+        package var alpha: Bool
         /// SHA-256 of its bytes, lowercase hex. A thumbnail or processed image is kept and served for this
         /// original only when it was made from an original of this digest: the byte count alone let an image
         /// changed in place (same length) serve renders of the old one.
-        public var digest: String
+        package var digest: String
 
-        public init(format: String, width: Int, height: Int, bytes: Int, alpha: Bool = false, digest: String) {
+        package init(format: String, width: Int, height: Int, bytes: Int, alpha: Bool = false, digest: String) {
             (self.format, self.width, self.height, self.bytes, self.alpha) = (format, width, height, bytes, alpha)
             self.digest = digest
         }
     }
 
-    public init(url: String, headers: [String: String], requestTime: Date, responseTime: Date, original: Original,
+    package init(url: String, headers: [String: String], requestTime: Date, responseTime: Date, original: Original,
                 thumbnails: [StoredSize] = []) {
         self.url = url
         self.headers = headers
@@ -85,15 +85,15 @@ public struct CacheMetadata: Codable, Sendable, Equatable {
     }
 
     /// The header names kept (RFC 9111 needs these to judge freshness and to revalidate).
-    public static let keptHeaders = ["etag", "last-modified", "cache-control", "date", "expires", "age", "vary"]
+    package static let keptHeaders = ["etag", "last-modified", "cache-control", "date", "expires", "age", "vary"]
 
-    public func encoded() -> Data {
+    package func encoded() -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         return (try? encoder.encode(self)) ?? Data()
     }
 
-    public static func decode(_ data: Data) -> CacheMetadata? {
+    package static func decode(_ data: Data) -> CacheMetadata? {
         guard let metadata = try? JSONDecoder().decode(CacheMetadata.self, from: data),
               metadata.version == currentVersion else { return nil }
         return metadata

@@ -3,14 +3,14 @@ import Foundation
 /// RFC 9111 freshness, as OkHttp's CacheStrategy computes it for a private cache: how old a stored response
 /// is, how long it stays fresh, and whether it may be served without asking the origin. A shared cache (`shared`)
 /// takes `s-maxage` before `max-age` (§4.2.1).
-public struct Freshness: Sendable, Equatable {
-    public let age: TimeInterval
-    public let lifetime: TimeInterval
-    public let cacheControl: CacheControl
+package struct Freshness: Sendable, Equatable {
+    package let age: TimeInterval
+    package let lifetime: TimeInterval
+    package let cacheControl: CacheControl
     /// How the lifetime was obtained: "max-age", "expires", "heuristic" or "none".
-    public let source: String
+    package let source: String
 
-    public init(metadata: CacheMetadata, now: Date, shared: Bool = false) {
+    package init(metadata: CacheMetadata, now: Date, shared: Bool = false) {
         self.init(headers: metadata.headers, requestTime: metadata.requestTime, responseTime: metadata.responseTime,
                   url: metadata.url, now: now, shared: shared)
     }
@@ -19,7 +19,7 @@ public struct Freshness: Sendable, Equatable {
     /// lower-cased), when it was requested and received (seconds since 1970), and its URL (a query rules out the
     /// heuristic lifetime). `lifetimeWhenUnstated` (seconds) is the lifetime of a response that states none
     /// (`DataCacheConfiguration.lifetimeWhenUnstated`); nil keeps HTTP's rule, no lifetime.
-    public init(headers: [String: String], requestTime: Double, responseTime: Double, url: String, now: Date,
+    package init(headers: [String: String], requestTime: Double, responseTime: Double, url: String, now: Date,
                 shared: Bool = false, lifetimeWhenUnstated: TimeInterval? = nil) {
         cacheControl = CacheControl(parsing: headers["cache-control"].map { [$0] } ?? [])
         // Stored times are input too (a damaged or old metadata file): clamped, they keep every result finite.
@@ -62,17 +62,17 @@ public struct Freshness: Sendable, Equatable {
     }
 
     /// Fresh responses are served straight from the cache; `no-cache` requires revalidation every time.
-    public var isFresh: Bool {
+    package var isFresh: Bool {
         !cacheControl.noCache && lifetime > age
     }
 
     /// Seconds of freshness left (negative when stale).
-    public var remaining: TimeInterval { lifetime - age }
+    package var remaining: TimeInterval { lifetime - age }
 
     /// Until when the response may be used without asking the origin, judged at `now`: the end of its freshness
     /// while fresh (at most `Date.distantFuture`), else when it went stale, or `now` when `no-cache` makes every
     /// use ask. The one rule for every `freshUntil` (memory entries, results, `DataCache` values).
-    public func freshUntil(now: Date) -> Date {
+    package func freshUntil(now: Date) -> Date {
         guard isFresh else { return now.addingTimeInterval(min(0, remaining)) }
         return now.addingTimeInterval(min(remaining, Date.distantFuture.timeIntervalSince(now)))
     }
@@ -80,7 +80,7 @@ public struct Freshness: Sendable, Equatable {
     /// For a person: "fresh for 90 s (max-age)", "stale by 30 s (expires)", or, when `no-cache` makes every
     /// use revalidate whatever the lifetime says, "revalidated on every use (no-cache; by max-age it would be
     /// fresh for 90 s)". Whole seconds, never a negative count.
-    public var summary: String {
+    package var summary: String {
         let seconds = String(format: "%.0f", abs(remaining).rounded(.down))
         let lifetimeSays = remaining > 0 ? "fresh for \(seconds) s" : "stale by \(seconds) s"
         if cacheControl.noCache { return "revalidated on every use (no-cache; by \(source) it would be \(lifetimeSays))" }

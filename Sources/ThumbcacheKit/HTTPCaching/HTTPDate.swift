@@ -2,7 +2,7 @@ import Foundation
 
 /// HTTP dates (RFC 9110 §5.6.7): IMF-fixdate, plus the obsolete RFC 850 and asctime forms a recipient
 /// must accept. Invalid dates give nil (an invalid `Expires` means "already expired").
-public enum HTTPDate {
+package enum HTTPDate {
     private static let months = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
 
     /// The dates this type represents: years 1 to 9999 (the four digits of an IMF-fixdate). Anything outside
@@ -10,7 +10,7 @@ public enum HTTPDate {
     static let earliest = Date(timeIntervalSince1970: TimeInterval(daysSinceEpoch(year: 1, month: 1, day: 1) * 86_400))
     static let latest = Date(timeIntervalSince1970: TimeInterval(daysSinceEpoch(year: 9999, month: 12, day: 31) * 86_400 + 86_399))
 
-    public static func parse(_ text: String) -> Date? {
+    package static func parse(_ text: String) -> Date? {
         if let date = parseFixdate(text) { return date }
         let parts = text.split { $0 == " " || $0 == "," || $0 == "\t" }
         var day: Int?, month: Int?, year: Int?, time: [Int]?
@@ -86,7 +86,7 @@ public enum HTTPDate {
 
     /// IMF-fixdate, e.g. `Sun, 06 Nov 1994 08:49:37 GMT`. A date outside years 1 to 9999 (or not finite, as a
     /// damaged metadata file may hold) is clamped into them.
-    public static func format(_ date: Date) -> String {
+    package static func format(_ date: Date) -> String {
         let total = Int(clamped(date.timeIntervalSince1970).rounded(.down))
         let days = total >= 0 ? total / 86_400 : (total - 86_399) / 86_400
         let secondsOfDay = total - days * 86_400
