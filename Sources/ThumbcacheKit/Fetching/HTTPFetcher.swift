@@ -198,7 +198,7 @@ final class HTTPFetcher: Sendable {
     ) async throws -> Hop {
         let url = source.url
         var request = HTTPClientRequest(url: location.url)
-        request.headers.add(name: "User-Agent", value: "thumbcache/\(ThumbnailPipeline.version)")
+        request.headers.add(name: "User-Agent", value: UserAgent.value)
         switch payload {
         case .image:
             // Every format the decoders read, so an origin that negotiates may send the smaller AVIF or WebP.

@@ -1,4 +1,5 @@
 import Foundation
+import ImageDecode
 
 /// Value 0 of every cache entry: what was fetched, when, with which caching headers, and what is stored.
 /// JSON, documented in docs/disk-layout.md, so other tools can read it.
@@ -67,6 +68,9 @@ package struct CacheMetadata: Codable, Sendable, Equatable {
         /// original only when it was made from an original of this digest: the byte count alone let an image
         /// changed in place (same length) serve renders of the old one.
         package var digest: String
+
+        /// The short grammar's format when none is asked: PNG keeps alpha, else JPEG.
+        var thumbnailFormat: ImageFormat { alpha ? .png : .jpeg }
 
         package init(format: String, width: Int, height: Int, bytes: Int, alpha: Bool = false, digest: String) {
             (self.format, self.width, self.height, self.bytes, self.alpha) = (format, width, height, bytes, alpha)

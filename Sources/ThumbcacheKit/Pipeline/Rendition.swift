@@ -68,7 +68,7 @@ public struct Rendition: Sendable, Hashable {
     func outputFormat(asked: ImageFormat?, original: CacheMetadata.Original) -> ImageFormat {
         switch defaultFormat {
         case .source: options.outputFormat(asked: asked, source: ImageFormat(rawValue: original.format))
-        case .jpegUnlessAlpha: asked ?? options.format ?? (original.alpha ? .png : .jpeg)
+        case .jpegUnlessAlpha: asked ?? options.format ?? original.thumbnailFormat
         }
     }
 

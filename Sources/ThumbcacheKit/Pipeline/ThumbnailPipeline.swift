@@ -22,7 +22,7 @@ public enum FetchPolicy: String, Sendable {
 /// decode and resize. Each source is one DiskLru entry: metadata, original, one value per ladder size holding
 /// that size's thumbnails in each format asked for.
 public final class ThumbnailPipeline: Sendable {
-    public static let version = "0.2.0"
+    public static let version = UserAgent.version
 
     public let configuration: PipelineConfiguration
     package let memory: MemoryCache<String, MemoryEntry>
@@ -174,7 +174,7 @@ public final class ThumbnailPipeline: Sendable {
 
     /// The DiskLru journal of the cache directory, its records written out first (the journal is buffered): for
     /// showing what an entry's writes recorded (`/demo`'s entry panel), read-only.
-    public func journalFile() -> URL {
+    package func journalFile() -> URL {
         store.journalFile()
     }
 
@@ -231,11 +231,6 @@ public final class ThumbnailPipeline: Sendable {
             throw .cancelled("nobody waited for the render of \(url) any more")
         case .failure(let error): throw error
         }
-    }
-
-    /// The format of a thumbnail asked for without one (what the thumbnailer picks): PNG keeps alpha.
-    static func defaultFormat(_ original: CacheMetadata.Original) -> ImageFormat {
-        original.alpha ? .png : .jpeg
     }
 
     /// A render that did not finish because nobody waited any more, or that its options made too costly, still

@@ -179,7 +179,7 @@ final class EntryStore: Sendable {
     /// negotiated format answers only when the default format is stored beside it (a negotiated render keeps
     /// both), and then whichever of the two `FormatFallback` chooses from their lengths; nil when not both are.
     func storedFormat(_ size: Int, format: ImageFormat?, negotiated: Bool, of metadata: CacheMetadata) -> ImageFormat? {
-        let fallback = ThumbnailPipeline.defaultFormat(metadata.original)
+        let fallback = metadata.original.thumbnailFormat
         guard negotiated, let format, format != fallback else { return format ?? fallback }
         guard let stored = metadata.thumbnails.first(where: { $0.size == size }),
               let asked = stored.range(of: format.rawValue), !asked.isEmpty,
