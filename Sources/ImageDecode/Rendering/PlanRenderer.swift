@@ -20,9 +20,7 @@ public struct PlanRenderer: Sendable {
         if let detection = plan.detection, detection.stage == .sourceCrop {
             plan = try resolveOnSource(detection, plan: plan, reader: reader, effects: effects)
         }
-        let reading = Self.reading(plan)
-        _ = try reader.checkedWorkingMemory(reading, plan: plan, extra: Self.outputMemory(plan, effects))
-        var image = try reader.read(reading, planSourceWidth: plan.sourceWidth, planSourceHeight: plan.sourceHeight)
+        var image = try reader.read(Self.reading(plan), plan: plan, extra: Self.outputMemory(plan, effects))
         try cancellation.check()
         if let detection = plan.detection {
             // Chosen on the scaled, upright image, as libvips crops after resizing and rotating.
@@ -77,8 +75,7 @@ public struct PlanRenderer: Sendable {
         let (width, height) = Self.sourceSearchSize(plan)
         let whole = RegionReader.Reading(region: .init(x: 0, y: 0, width: Double(plan.sourceWidth), height: Double(plan.sourceHeight)),
                                          width: width, height: height)
-        _ = try reader.checkedWorkingMemory(whole, plan: plan, extra: Self.outputMemory(plan, effects))
-        let image = try reader.read(whole, planSourceWidth: plan.sourceWidth, planSourceHeight: plan.sourceHeight)
+        let image = try reader.read(whole, plan: plan, extra: Self.outputMemory(plan, effects))
         try reader.cancellation.check()
         let cropWidth = max(1, Int((Double(detection.cropWidth) * scale).rounded()))
         let cropHeight = max(1, Int((Double(detection.cropHeight) * scale).rounded()))

@@ -31,15 +31,8 @@ extension ProcessingOptions {
                        convertToSRGB: Bool = true, cancellation: RenderCancellation? = nil) throws(ImageDecodeError) -> Thumbnail {
         let image = try PlanRenderer().render(from: input, plan: plan, effects: renderEffects, autoRotate: autoRotate,
                                               limits: limits, convertToSRGB: convertToSRGB, cancellation: cancellation)
-        try cancellation?.check()
-        var encoded = (data: try encodeSettings(for: format, default: defaultQuality).encode(image).data, format: format)
-        if let fallback {
-            let answer = try FormatFallback.answer(encoded.data, as: format, fallback: fallback) { () throws(ImageDecodeError) in
-                try cancellation?.check()
-                return try encodeSettings(for: fallback, default: defaultQuality).encode(image).data
-            }
-            encoded = (answer.data, answer.format)
-        }
-        return Thumbnail(data: encoded.data, format: encoded.format, width: image.width, height: image.height, sourceInfo: sourceInfo)
+        return try encodeSettings(for: format, default: defaultQuality)
+            .answer(image, sourceInfo: sourceInfo, fallback: fallback.map { encodeSettings(for: $0, default: defaultQuality) },
+                    cancellation: cancellation)
     }
 }
