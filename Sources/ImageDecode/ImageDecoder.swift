@@ -19,7 +19,8 @@ protocol RowDecoder: AnyObject {
     func readRows(_ consume: (UnsafeBufferPointer<UInt8>) throws(ImageDecodeError) -> Void) throws(ImageDecodeError)
     /// Bytes this decoder will hold while decoding at `shrink`, worked out from the header before `start`
     /// allocates anything: the library's state and row buffers plus any whole-image buffer (a progressive
-    /// JPEG's coefficients, an interlaced PNG's frame). `Thumbnailer` adds its own and checks the budget.
+    /// JPEG's coefficients, an interlaced PNG's frame). The renderer (`RegionReader`) adds its own and checks
+    /// the budget.
     func workingMemory(shrink: Double) -> Int
     /// After `start`: what the delivered rows span, in delivered pixels, when that is less than their count. A
     /// reduction by an integer factor cuts its last block short (JPEG DCT scaling: 1975 rows at 1/8 are 247 rows

@@ -68,8 +68,25 @@ public struct ThumbnailRequest: Sendable, Equatable {
                   maxPixels: maxPixels, convertToSRGB: convertToSRGB)
     }
 
-    /// A smart crop needs the whole resized image before it can choose the window.
-    var cropsAfterResizing: Bool { fit == .cover && smartCrop != nil }
+    /// The thumbnail as a processing plan for a source with header `info`, so one renderer draws both grammars:
+    /// `contain` is imgproxy's `fit` into a size × size box, `cover` its `fill` with centre gravity, or with the
+    /// detecting gravity of `smartCrop` (`g:sm`, `g:entropy`), resolved on the resized upright image.
+    func plan(for info: ImageInfo) -> ProcessingPlan {
+        var geometry = GeometryOptions()
+        geometry.resizingType = fit == .contain ? .fit : .fill
+        (geometry.width, geometry.height) = (size, size)
+        geometry.enlarge = allowUpscale
+        if fit == .cover, let smartCrop {
+            geometry.gravity = switch smartCrop {
+            case .attention: .smart
+            case .entropy: .entropy
+            }
+        }
+        return ProcessingPlan(sourceWidth: info.orientedWidth, sourceHeight: info.orientedHeight, geometry: geometry)
+    }
+
+    /// The request's pixel and memory limits, as the renderer takes them.
+    var limits: RenderLimits { RenderLimits(maxPixels: maxPixels, maxDecodeMemory: maxDecodeMemory) }
 
     func validate() throws(ImageDecodeError) {
         guard (1...Self.maxSize).contains(size) else {

@@ -236,6 +236,20 @@ import Testing
         #expect(png.quality == 90)
     }
 
+    /// One estimate for thumbnails and processing URLs alike: a canvas (padding, extend) is charged only to the
+    /// plans that make one, so a plain resize (every thumbnail) reserves its read copies and encoder buffer alone.
+    @Test func theEstimateChargesACanvasOnlyToPlansWithOne() throws {
+        let input = try Self.png(Fixtures.stripes(width: 400, height: 300))
+        let plain = ProcessingPlan(sourceWidth: 400, sourceHeight: 300, geometry: Self.geometry { $0.width = 200; $0.height = 200 })
+        let padded = ProcessingPlan(sourceWidth: 400, sourceHeight: 300, geometry: Self.geometry {
+            $0.width = 200; $0.height = 200; $0.padding = .init(top: 10, right: 10, bottom: 10, left: 10)
+        })
+        let plainBytes = try PlanRenderer().workingMemory(for: input, plan: plain)
+        let paddedBytes = try PlanRenderer().workingMemory(for: input, plan: padded)
+        // The same 200×150 read; the padded plan adds its 220×170 RGBA canvas, and the encoder gets that instead.
+        #expect(paddedBytes - plainBytes == 220 * 170 * 4 + (220 * 170 - 200 * 150) * 4)
+    }
+
     @Test func workingMemoryIsCheckedBeforeDecoding() throws {
         let input = try Self.png(Fixtures.stripes(width: 400, height: 300))
         let plan = ProcessingPlan(sourceWidth: 400, sourceHeight: 300, geometry: Self.geometry { $0.width = 200; $0.height = 200 })

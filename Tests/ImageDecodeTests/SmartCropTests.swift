@@ -171,6 +171,9 @@ import Testing
         let input = EncodedImage.data(try Self.detailOnTheRight())
         let centre = try thumbnailer.workingMemory(for: input, ThumbnailRequest(size: 60, fit: .cover))
         let smart = try thumbnailer.workingMemory(for: input, ThumbnailRequest(size: 60, fit: .cover, smartCrop: .attention))
-        #expect(smart == centre + 2 * 120 * 60 * 3)
+        // The renderer's one estimate (`PlanRenderer.outputMemory`): the smart cover reads the whole resized
+        // 120×60 RGB image (three copies) where the centred one reads only its 60×60 square, and its resizer is
+        // wider.
+        #expect(smart >= centre + 3 * (120 * 60 - 60 * 60) * 3, "smart \(smart), centre \(centre)")
     }
 }

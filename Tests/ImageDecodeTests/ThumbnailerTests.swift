@@ -99,6 +99,25 @@ import Testing
         #expect(results.allSatisfy { $0 == expected })
     }
 
+    /// Issue 30, one renderer: a thumbnail is `PlanRenderer`'s drawing of the request's plan (contain is `fit`,
+    /// cover `fill`, a smart crop a detecting gravity), and its memory the renderer's one estimate for that plan.
+    @Test func aThumbnailIsTheRenderersDrawingOfItsPlan() throws {
+        let data = try Fixtures.data("orientation/Landscape_6.jpg")
+        let info = try thumbnailer.probe(data)
+        for request in [ThumbnailRequest(size: 64, format: .png), ThumbnailRequest(size: 64, fit: .cover, format: .png),
+                        ThumbnailRequest(size: 64, fit: .cover, format: .png, smartCrop: .entropy),
+                        ThumbnailRequest(size: 300, format: .png, allowUpscale: true)] {
+            let plan = request.plan(for: info)
+            #expect((plan.geometry.resizingType, plan.geometry.enlarge) == (request.fit == .contain ? .fit : .fill, request.allowUpscale))
+            #expect((plan.detection != nil) == (request.smartCrop != nil))
+            let made = try thumbnailer.makeThumbnail(from: data, request)
+            #expect(try ImageDecoder.decode(made.data) == PlanRenderer().render(from: .data(data), plan: plan))
+            #expect(made.sourceInfo == info)
+            #expect(try thumbnailer.workingMemory(for: .data(data), request)
+                == PlanRenderer().workingMemory(for: .data(data), plan: plan))
+        }
+    }
+
     @Test func errorMessagesSayWhatIsWrong() {
         #expect(ImageDecodeError.tooLarge(width: 10, height: 10, limit: 50).description.contains("limit of 50"))
         #expect(ImageDecodeError.truncated.description.contains("truncated"))

@@ -36,3 +36,26 @@ public struct EncodeSettings: Sendable, Hashable {
         }
     }
 }
+
+extension EncodeSettings {
+    /// A rendered image as its answer: encoded with these settings and, when the format was negotiated, with
+    /// `fallback` (what the request answers without negotiation) too, the smaller kept as `FormatFallback` decides.
+    /// The one place a render becomes bytes, for `Thumbnailer` and processing options alike. `sourceInfo` is the
+    /// original's header, carried into the answer. Once `cancellation` is set it stops before the next encode.
+    public func answer(_ image: PixelBuffer, sourceInfo: ImageInfo, fallback: EncodeSettings? = nil,
+                       cancellation: RenderCancellation? = nil) throws(ImageDecodeError) -> Thumbnail {
+        try cancellation.check()
+        let encoded = try encode(image).data
+        guard let fallback else {
+            return Thumbnail(data: encoded, format: format, width: image.width, height: image.height, sourceInfo: sourceInfo)
+        }
+        let answer = try FormatFallback.answer(encoded, as: format, fallback: fallback.format) { () throws(ImageDecodeError) in
+            try cancellation.check()
+            return try fallback.encode(image).data
+        }
+        var thumbnail = Thumbnail(data: answer.data, format: answer.format, width: image.width, height: image.height,
+                                  sourceInfo: sourceInfo)
+        thumbnail.declined = answer.declined
+        return thumbnail
+    }
+}

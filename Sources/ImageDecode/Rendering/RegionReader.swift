@@ -17,13 +17,17 @@ struct RegionReader {
     /// Checked at each row the decoder hands out.
     var cancellation: RenderCancellation? = nil
 
-    /// `planSourceWidth × planSourceHeight` is the size the plan was made for; the input may be smaller (a
-    /// stored copy), and the region is scaled to it.
-    func read(_ reading: Reading, planSourceWidth: Int, planSourceHeight: Int) throws(ImageDecodeError) -> PixelBuffer {
+    /// `plan` is what the reading was made from: its source size is the size the plan was made for; the input may
+    /// be smaller (a stored copy), and the region is scaled to it. The working memory, with `extra` (the renderer's
+    /// outputs for the source's channel count), is checked on the decoder that reads, before it allocates: one open
+    /// of the input, not two.
+    func read(_ reading: Reading, plan: ProcessingPlan,
+              extra: (_ channels: Int) -> Int) throws(ImageDecodeError) -> PixelBuffer {
         try ImageDecoder.withDecoder(for: input, maxPixels: limits.maxPixels, maxMemory: limits.maxDecodeMemory) {
             decoder throws(ImageDecodeError) in
             let geometry = StoredGeometry(info: decoder.info, reader: self, reading: reading,
-                                          planSourceWidth: planSourceWidth, planSourceHeight: planSourceHeight)
+                                          planSourceWidth: plan.sourceWidth, planSourceHeight: plan.sourceHeight)
+            _ = try checkedWorkingMemory(decoder, geometry: geometry, extra: extra)
             let decoded = try decoder.start(shrink: geometry.shrink, convertToSRGB: convertToSRGB)
             let extent = decoder.decodedExtent ?? (Double(decoded.width), Double(decoded.height))
             let perX = extent.width / Double(decoder.info.width), perY = extent.height / Double(decoder.info.height)
@@ -51,25 +55,33 @@ struct RegionReader {
         }
     }
 
-    /// The decoder's own buffers and the resizer's for this reading, plus `extra` (the renderer's outputs);
-    /// over `limits.maxDecodeMemory` it throws.
-    func checkedWorkingMemory(_ reading: Reading, plan: ProcessingPlan, extra: Int) throws(ImageDecodeError) -> Int {
+    /// The decoder's own buffers and the resizer's for this reading, plus `extra` (the renderer's outputs for the
+    /// source's channel count); over `limits.maxDecodeMemory` it throws.
+    func checkedWorkingMemory(_ reading: Reading, plan: ProcessingPlan,
+                              extra: (_ channels: Int) -> Int) throws(ImageDecodeError) -> Int {
         try ImageDecoder.withDecoder(for: input, maxPixels: limits.maxPixels) { decoder throws(ImageDecodeError) in
-            let info = decoder.info
-            let geometry = StoredGeometry(info: info, reader: self, reading: reading,
+            let geometry = StoredGeometry(info: decoder.info, reader: self, reading: reading,
                                           planSourceWidth: plan.sourceWidth, planSourceHeight: plan.sourceHeight)
-            // The resizer is sized for the full-resolution window: decoders that reduce while decoding only shrink it.
-            let columns = min(info.width, Int(geometry.region.width.rounded(.up)) + 1)
-            let rows = min(info.height, Int(geometry.region.height.rounded(.up)) + 1)
-            let resizing = Resampler.workingMemory(sourceWidth: max(1, columns), sourceHeight: max(1, rows),
-                                                   channels: info.hasAlpha ? 4 : 3, resizedWidth: geometry.width,
-                                                   resizedHeight: geometry.height, outputWidth: geometry.width)
-            let needed = decoder.workingMemory(shrink: geometry.shrink) + resizing + extra
-            guard needed <= limits.maxDecodeMemory else {
-                throw .overMemoryBudget(needed: needed, limit: limits.maxDecodeMemory)
-            }
-            return needed
+            return try checkedWorkingMemory(decoder, geometry: geometry, extra: extra)
         }
+    }
+
+    /// The one estimate, from `decoder`'s header (`read` and `checkedWorkingMemory(_:plan:extra:)` agree by using it).
+    private func checkedWorkingMemory(_ decoder: any RowDecoder, geometry: StoredGeometry,
+                                      extra: (_ channels: Int) -> Int) throws(ImageDecodeError) -> Int {
+        let info = decoder.info
+        let channels = info.hasAlpha ? 4 : 3
+        // The resizer is sized for the full-resolution window: decoders that reduce while decoding only shrink it.
+        let columns = min(info.width, Int(geometry.region.width.rounded(.up)) + 1)
+        let rows = min(info.height, Int(geometry.region.height.rounded(.up)) + 1)
+        let resizing = Resampler.workingMemory(sourceWidth: max(1, columns), sourceHeight: max(1, rows),
+                                               channels: channels, resizedWidth: geometry.width,
+                                               resizedHeight: geometry.height, outputWidth: geometry.width)
+        let needed = decoder.workingMemory(shrink: geometry.shrink) + resizing + extra(channels)
+        guard needed <= limits.maxDecodeMemory else {
+            throw .overMemoryBudget(needed: needed, limit: limits.maxDecodeMemory)
+        }
+        return needed
     }
 
     /// A reading expressed in the stored image's pixels and orientation.

@@ -31,19 +31,8 @@ extension ProcessingOptions {
                        convertToSRGB: Bool = true, cancellation: RenderCancellation? = nil) throws(ImageDecodeError) -> Thumbnail {
         let image = try PlanRenderer().render(from: input, plan: plan, effects: renderEffects, autoRotate: autoRotate,
                                               limits: limits, convertToSRGB: convertToSRGB, cancellation: cancellation)
-        try cancellation?.check()
-        let encoded = try encodeSettings(for: format, default: defaultQuality).encode(image).data
-        guard let fallback else {
-            return Thumbnail(data: encoded, format: format, width: image.width, height: image.height, sourceInfo: sourceInfo)
-        }
-        let answer = try FormatFallback.answer(encoded, as: format, fallback: fallback) { () throws(ImageDecodeError) in
-            try cancellation?.check()
-            return try encodeSettings(for: fallback, default: defaultQuality).encode(image).data
-        }
-        // The other encoding too, for a cache that keeps both (a ladder thumbnail: `FormatFallback`).
-        var thumbnail = Thumbnail(data: answer.data, format: answer.format, width: image.width, height: image.height,
-                                  sourceInfo: sourceInfo)
-        thumbnail.declined = answer.declined
-        return thumbnail
+        return try encodeSettings(for: format, default: defaultQuality)
+            .answer(image, sourceInfo: sourceInfo, fallback: fallback.map { encodeSettings(for: $0, default: defaultQuality) },
+                    cancellation: cancellation)
     }
 }
