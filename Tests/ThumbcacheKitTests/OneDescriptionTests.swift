@@ -28,6 +28,19 @@ import Testing
         #expect(contain != Rendition.processed(contain.processing), "different defaults, different images")
     }
 
+    /// One engine: what `serve` and `get` answer for the short grammar is, byte for byte, what `thumbcache thumbnail`
+    /// (`Thumbnailer`) writes for the same request.
+    @Test(arguments: [(FitMode.contain, 100), (.cover, 100), (.contain, 128)])
+    func thePipelineAndTheThumbnailerDrawTheSameThumbnail(_ fit: FitMode, _ size: Int) async throws {
+        server.route("/t.jpg") { _ in .respond(status: 200, headers: [("Cache-Control", "max-age=3600")], body: Fixtures.jpeg) }
+        let harness = try PipelineHarness()
+        let made = try await harness.pipeline.thumbnail(for: try ImageSource(server.url("/t.jpg")), size: size, fit: fit)
+        let direct = try Thumbnailer().makeThumbnail(from: Fixtures.jpeg, ThumbnailRequest(size: size, fit: fit))
+        #expect(made.rendered && made.format == direct.format && made.data == direct.data)
+        await harness.close()
+        server.shutdown()
+    }
+
     /// A `cover` square was kept in memory only; as a variant it is on disk, and read back after a restart.
     @Test func aCoverSquareIsStoredAsAVariant() async throws {
         server.route("/c.jpg") { _ in .respond(status: 200, headers: [("Cache-Control", "max-age=3600")], body: Fixtures.jpeg) }
