@@ -35,6 +35,7 @@ struct tc_jpeg_decoder {
     int filtering;
     tc_scan_filter filter;
     tc_block_arrays arrays;  // the coefficient buffer of progressive and multi-scan files
+    int multiple_scans;      // the file needs that buffer (as jdinput.c decides has_multiple_scans)
     JOCTET raw_chunk[CHUNK];
     JOCTET chunk[CHUNK + TC_SCAN_FILTER_SLACK];
 };
@@ -199,18 +200,15 @@ tc_status tc_jpeg_read_header(tc_jpeg_decoder *decoder, tc_jpeg_header *header) 
     header->color_space = cinfo->jpeg_color_space;
     header->progressive = cinfo->progressive_mode;
     header->saw_adobe_marker = cinfo->saw_Adobe_marker;
-    header->coefficient_bytes = 0;
-    // As jdinput.c decides has_multiple_scans, and jdcoefct.c sizes the arrays (component dimensions are
-    // set up once the first SOS is read, which jpeg_read_header does).
-    if (cinfo->progressive_mode || cinfo->comps_in_scan < cinfo->num_components) {
-        for (int ci = 0; ci < cinfo->num_components; ci++) {
-            const jpeg_component_info *c = &cinfo->comp_info[ci];
-            uint64_t columns = ((uint64_t)c->width_in_blocks + c->h_samp_factor - 1) / c->h_samp_factor * c->h_samp_factor;
-            uint64_t rows = ((uint64_t)c->height_in_blocks + c->v_samp_factor - 1) / c->v_samp_factor * c->v_samp_factor;
-            header->coefficient_bytes += columns * rows * sizeof(JBLOCK);
-        }
-    }
+    // As jdinput.c decides has_multiple_scans (known once the first SOS is read, which jpeg_read_header does).
+    decoder->multiple_scans = cinfo->progressive_mode || cinfo->comps_in_scan < cinfo->num_components;
     return TC_OK;
+}
+
+uint64_t tc_jpeg_coefficient_bytes(const tc_jpeg_decoder *decoder, int scale_denom, tc_coefficient_storage storage) {
+    if (!decoder->multiple_scans) return 0;
+    // Only reads the component dimensions read_header set up (safe after tc_jpeg_start too).
+    return tc_block_arrays_estimate((j_decompress_ptr)&decoder->cinfo, scale_denom, storage);
 }
 
 const uint8_t *tc_jpeg_exif(const tc_jpeg_decoder *decoder, size_t *length) {
@@ -304,7 +302,7 @@ uint64_t tc_jpeg_dropped_bytes(const tc_jpeg_decoder *decoder) {
 }
 
 tc_status tc_jpeg_start(tc_jpeg_decoder *decoder, int scale_denom, int cmyk, int drop_unused_scans,
-                        size_t max_memory, int *out_width, int *out_height, int *out_components) {
+                        tc_coefficient_storage storage, size_t max_memory, int *out_width, int *out_height, int *out_components) {
     j_decompress_ptr cinfo = &decoder->cinfo;
     if (setjmp(decoder->jump)) return decoder->failure;
     // The estimate checked before this call is the real bound; this is libjpeg's own backstop. With no
@@ -315,6 +313,7 @@ tc_status tc_jpeg_start(tc_jpeg_decoder *decoder, int scale_denom, int cmyk, int
     cinfo->out_color_space = cmyk ? JCS_CMYK : JCS_EXT_RGB;
     if (drop_unused_scans) filter_unused_scans(decoder);
     tc_block_arrays_install((j_common_ptr)cinfo);
+    decoder->arrays.storage = storage;
     jpeg_start_decompress(cinfo);
     *out_width = (int)cinfo->output_width;
     *out_height = (int)cinfo->output_height;

@@ -14,8 +14,8 @@ struct DecodeOptions: ParsableArguments {
 
     static let maxDecodeMemoryHelp = ByteCount.optionHelp(
         "Memory one decode may use, e.g. 512MiB (default: \(defaultMaxDecodeMemory)).",
-        discussion: "Progressive JPEGs and interlaced PNGs hold the whole image while decoding, whatever the thumbnail's "
-            + "size: a progressive 7000x7000 JPEG needs about 300 MiB.")
+        discussion: "Progressive JPEGs and interlaced PNGs hold the whole image while decoding: a progressive 7000x7000 "
+            + "JPEG decoded at full size needs about 300 MiB (about 25 MiB for a 256 thumbnail).")
 
     @Option(help: maxDecodeMemoryHelp, transform: { try ByteCount(parsing: $0) })
     var maxDecodeMemory: ByteCount = defaultMaxDecodeMemory

@@ -20,12 +20,18 @@ struct DecodeMemoryTests {
         let baseline = try Self.estimate(CraftedJPEG.flat(width: 7000, height: 7000, layout: .baseline))
         let progressive = try Self.estimate(CraftedJPEG.flat(width: 7000, height: 7000, layout: .progressive))
         let multiScan = try Self.estimate(CraftedJPEG.flat(width: 7000, height: 7000, layout: .multiScan))
-        #expect(progressive - baseline == coefficients)
         #expect(multiScan - baseline == coefficients)
-        // Decoded at 1/8 for a 256 thumbnail: a baseline file needs little whatever its size.
+        // Decoded at 1/8 for a 256 thumbnail, a progressive file keeps a block's DC and which of its other
+        // coefficients are nonzero (10 bytes), and a window of 5 block rows of whole blocks a component.
+        #expect(progressive - baseline == 875 * 875 * 10 * 3 + 5 * 875 * 128 * 3)
+        // Decoded whole (a thumbnail under twice the size), it keeps every block whole.
+        let wholeBaseline = try Self.estimate(CraftedJPEG.flat(width: 7000, height: 7000, layout: .baseline), size: 4000)
+        let wholeProgressive = try Self.estimate(CraftedJPEG.flat(width: 7000, height: 7000, layout: .progressive), size: 4000)
+        #expect(wholeProgressive - wholeBaseline == coefficients)
+        // A baseline file needs little whatever its size.
         #expect(baseline < 8 << 20, "\(baseline)")
         let cmyk = try Self.estimate(CraftedJPEG.flat(width: 7000, height: 7000, components: 4, layout: .progressive))
-        #expect(cmyk - progressive >= 875 * 875 * 128)
+        #expect(cmyk - progressive >= 875 * 875 * 10)
     }
 
     @Test func interlacedPNGsAreEstimatedWithTheirFrame() throws {
@@ -44,16 +50,18 @@ struct DecodeMemoryTests {
     }
 
     @Test func aDecodeOverTheLimitIsRefusedFromTheHeader() throws {
+        // A progressive file decoded whole (at 1/8 for 256 its compact coefficients fit in 25 MB).
         let bomb = CraftedJPEG.flat(width: 7000, height: 7000, layout: .progressive)
-        let needed = try Self.estimate(bomb)
+        #expect(try Self.estimate(bomb) < 32 << 20)
+        let needed = try Self.estimate(bomb, size: 4000)
         #expect(needed > ThumbnailRequest.defaultMaxDecodeMemory)
         let error = #expect(throws: ImageDecodeError.self) {
-            try Self.thumbnailer.makeThumbnail(from: Data(bomb), ThumbnailRequest(size: 256))
+            try Self.thumbnailer.makeThumbnail(from: Data(bomb), ThumbnailRequest(size: 4000))
         }
         #expect(error == .overMemoryBudget(needed: needed, limit: ThumbnailRequest.defaultMaxDecodeMemory))
         #expect(error?.description.contains("--max-decode-memory") == true)
         #expect(throws: ImageDecodeError.overMemoryBudget(needed: needed, limit: 1 << 20)) {
-            try Self.estimate(bomb, limit: 1 << 20)
+            try Self.estimate(bomb, size: 4000, limit: 1 << 20)
         }
         // The same image in a baseline file is fine.
         let thumbnail = try Self.thumbnailer.makeThumbnail(
@@ -95,30 +103,31 @@ struct DecodeMemoryTests {
 /// The bombs of the issue, fed to the `thumbcache` executable in a child capped at 1 GiB of address space:
 /// each is refused (exit 1 for `thumbnail`, 6 for `get`) with the typed message, and the child stays small.
 /// Before the fix each was decoded, at 200 to 400 MB. An interlaced PNG within the default pixel budget
-/// (50 MP, 200 MB as RGBA) fits the default 256 MiB, so it is refused under a lower limit.
+/// (50 MP, 200 MB as RGBA) fits the default 256 MiB, so it is refused under a lower limit. The progressive
+/// ones are asked for at a size decoded whole: at 1/8 (256) their compact coefficients take 25-33 MB.
 @Suite(.serialized) struct DecodeMemoryBombTests {
-    static let bombs: [(name: String, bytes: [UInt8], limit: String?)] = [
-        ("progressive.jpg", CraftedJPEG.flat(width: 7000, height: 7000, layout: .progressive), nil),
-        ("progressive-cmyk.jpg", CraftedJPEG.flat(width: 7000, height: 7000, components: 4, layout: .progressive), nil),
-        ("multiscan.jpg", CraftedJPEG.flat(width: 7000, height: 7000, layout: .multiScan), nil),
-        ("adam7.png", CraftedPNG.blank(width: 8000, height: 6000, colorType: .rgba, interlaced: true), "128MiB"),
+    static let bombs: [(name: String, bytes: [UInt8], limit: String?, size: String)] = [
+        ("progressive.jpg", CraftedJPEG.flat(width: 7000, height: 7000, layout: .progressive), nil, "4000"),
+        ("progressive-cmyk.jpg", CraftedJPEG.flat(width: 7000, height: 7000, components: 4, layout: .progressive), nil, "4000"),
+        ("multiscan.jpg", CraftedJPEG.flat(width: 7000, height: 7000, layout: .multiScan), nil, "256"),
+        ("adam7.png", CraftedPNG.blank(width: 8000, height: 6000, colorType: .rgba, interlaced: true), "128MiB", "256"),
     ]
 
     @Test func eachBombIsRefusedAndTheChildStaysSmall() throws {
         try #require(CappedProcess.available, "capped-run and thumbcache must be built beside the tests")
         let directory = try ThumbcacheChild.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        for (name, bytes, limit) in Self.bombs {
+        for (name, bytes, limit, size) in Self.bombs {
             let input = directory.appendingPathComponent(name)
             try Data(bytes).write(to: input)
             let options = limit.map { ["--max-decode-memory", $0] } ?? []
             let thumbnail = try CappedProcess.thumbcache(
-                ["thumbnail", input.path, "--size", "256", "-o", directory.appendingPathComponent("out.jpg").path] + options)
+                ["thumbnail", input.path, "--size", size, "-o", directory.appendingPathComponent("out.jpg").path] + options)
             let shown = limit == nil ? "256.0 MiB" : "128.0 MiB"
             #expect(thumbnail.status == 1 && thumbnail.stderr.contains("above the limit of \(shown)"), "\(name): \(thumbnail)")
             #expect(thumbnail.peakBytes < 100 << 20, "\(name): \(thumbnail)")
             let get = try CappedProcess.thumbcache(
-                ["get", input.path, "--size", "256", "--cache-dir", directory.appendingPathComponent("cache").path,
+                ["get", input.path, "--size", size, "--cache-dir", directory.appendingPathComponent("cache").path,
                  "-o", directory.appendingPathComponent("got.jpg").path] + options)
             #expect(get.status == 6 && get.stderr.contains("--max-decode-memory"), "\(name): \(get)")
             #expect(get.peakBytes < 150 << 20, "\(name): \(get)")

@@ -215,13 +215,19 @@ import Testing
 /// scans dropped (the photo-sized ones are where it matters: 70-80 % of their bytes are luma AC).
 @Suite(.enabled(if: Fixtures.corpus != nil, Comment(rawValue: Fixtures.corpusMissing)))
 struct ProgressiveCorpusTests {
-    @Test func everyProgressiveCorpusJpegGivesTheSamePixels() async throws {
+    /// The corpus's progressive JPEGs that must decode (MANIFEST.tsv), at least six.
+    static func files() throws -> [String] {
         let rows = try CorpusTests.manifest()
         let text = try String(contentsOf: Fixtures.corpus!.appendingPathComponent("MANIFEST.tsv"), encoding: .utf8)
         let progressive = Set(text.split(separator: "\n").filter { $0.contains("SOF2 progressive") }
             .map { String($0.split(separator: "\t")[0]) })
         let files = rows.filter { $0.mustDecode && progressive.contains($0.file) }.map(\.file)
         #expect(files.count >= 6)
+        return files
+    }
+
+    @Test func everyProgressiveCorpusJpegGivesTheSamePixels() async throws {
+        let files = try Self.files()
         let failures = try await Fixtures.offCooperativePool {
             try files.compactMap { file in
                 let bytes = try Data(contentsOf: Fixtures.corpus!.appendingPathComponent(file))

@@ -93,7 +93,8 @@ import Testing
         cleanUp()
     }
 
-    /// `warm --concurrency 8` over eight progressive JPEGs that each need about 54 MB of coefficients, with 64
+    /// `warm --concurrency 8` over eight progressive JPEGs that each need about 54 MB of coefficients decoded whole
+    /// (5 MB at the 1/8 of a 64 thumbnail, where only the coefficients the IDCT reads are kept), with 64
     /// MiB of decode memory in all, in a child capped at 1 GiB: every one is made, one decode at a time, and the
     /// peak stays near one decode's worth. Without the budget as many decode at once as the cooperative pool
     /// has threads (one per core: eight on an 8-core machine, over 430 MB).

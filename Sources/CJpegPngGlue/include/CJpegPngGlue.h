@@ -32,9 +32,6 @@ typedef struct {
     int color_space;       // J_COLOR_SPACE of the file
     int progressive;
     int saw_adobe_marker;  // Adobe CMYK files store inverted ink values
-    /// Bytes of libjpeg's whole-image coefficient buffer, which progressive and multi-scan files need
-    /// (every component's blocks, 128 bytes each, at full size whatever the scaling); 0 for single-scan files.
-    uint64_t coefficient_bytes;
 } tc_jpeg_header;
 
 /// Wraps `data` (not copied; it must outlive the decoder). Returns NULL only when out of memory.
@@ -47,6 +44,18 @@ const char *tc_jpeg_message(const tc_jpeg_decoder *decoder);
 
 /// Reads markers up to the first scan; allocates no pixel memory.
 tc_status tc_jpeg_read_header(tc_jpeg_decoder *decoder, tc_jpeg_header *header);
+/// How a progressive decode at 1/2, 1/4 or 1/8 stores its coefficients (see jpeg_block_arrays.h).
+typedef enum {
+    TC_COEFFICIENTS_WHOLE = 0,        // every block whole, as libjpeg's own manager does (tests compare with it)
+    TC_COEFFICIENTS_COMPACT = 1,      // compact where copying is cheap: components decoded to 1x1 (the DC alone)
+    TC_COEFFICIENTS_COMPACT_ALL = 2,  // every reduced component, 2x2 and 4x4 too (tests: the same pixels)
+} tc_coefficient_storage;
+
+/// Bytes of libjpeg's whole-image coefficient buffer at 1/scale_denom, which progressive and multi-scan files
+/// need (every block of every component, whatever the scaling), 0 for single-scan files. A block takes 128
+/// bytes, or stored compactly (`storage`, see tc_jpeg_start) only what its reduced IDCT reads; what libjpeg's
+/// limit is checked against. Valid once the header is read.
+uint64_t tc_jpeg_coefficient_bytes(const tc_jpeg_decoder *decoder, int scale_denom, tc_coefficient_storage storage);
 /// The first APP1 "Exif\0\0" payload (TIFF data after the 6-byte prefix), or NULL.
 const uint8_t *tc_jpeg_exif(const tc_jpeg_decoder *decoder, size_t *length);
 /// The embedded ICC profile (APP2 "ICC_PROFILE" chunks joined in sequence order), malloc'd into
@@ -56,9 +65,11 @@ int tc_jpeg_icc(const tc_jpeg_decoder *decoder, uint8_t **profile, size_t *lengt
 /// otherwise RGB is produced (grayscale is expanded). Reports the output geometry. libjpeg may use at most
 /// `max_memory` bytes (its memory manager's limit; TC_OVER_BUDGET when a whole-image buffer would exceed it).
 /// With `drop_unused_scans`, the AC scans of a progressive file that the output size cannot use are not
-/// decoded at all (see jpeg_scan_filter.h); the pixels are the same.
+/// decoded at all (see jpeg_scan_filter.h); the pixels are the same. Stored compactly (`storage`), a block of a
+/// progressive decode at 1/2, 1/4 or 1/8 keeps only the coefficients its IDCT reads, and which others are
+/// nonzero (see jpeg_block_arrays.h); the pixels are the same.
 tc_status tc_jpeg_start(tc_jpeg_decoder *decoder, int scale_denom, int cmyk, int drop_unused_scans,
-                        size_t max_memory, int *out_width, int *out_height, int *out_components);
+                        tc_coefficient_storage storage, size_t max_memory, int *out_width, int *out_height, int *out_components);
 /// Bytes of the file that tc_jpeg_start's filter left out (0 when it did not filter).
 uint64_t tc_jpeg_dropped_bytes(const tc_jpeg_decoder *decoder);
 /// Decodes up to `max_rows` rows into `buffer` (rows `stride` bytes apart).

@@ -15,12 +15,13 @@ final class JPEGDecoder: RowDecoder {
     private var output = (width: 0, height: 0, components: 0)
     /// The DCT scaling `start` chose (1, 2, 4 or 8).
     private var denominator = 1
-    /// libjpeg's whole-image coefficient buffer (progressive and multi-scan files), else 0.
-    private let coefficientBytes: Int
     /// What libjpeg's memory manager may allocate (`max_memory_to_use`).
     private let memoryLimit: Int
     /// Leave out the progressive scans the output size cannot use (same pixels; off only to compare in tests).
     var dropsUnusedScans = true
+    /// How a progressive decode at 1/2-1/8 keeps its coefficients: by default only what the IDCT of its 1x1
+    /// components reads (same pixels; the other storages only to compare in tests).
+    var coefficientStorage = TC_COEFFICIENTS_COMPACT
     /// Bytes of the file that were not decoded because the output cannot use them.
     var droppedBytes: Int { Int(tc_jpeg_dropped_bytes(handle)) }
 
@@ -52,7 +53,6 @@ final class JPEGDecoder: RowDecoder {
         let orientation = tc_jpeg_exif(handle, &exifLength).flatMap {
             EXIF.orientation(tiff: UnsafeRawBufferPointer(start: $0, count: exifLength))
         }
-        coefficientBytes = Int(clamping: header.coefficient_bytes)
         let space = J_COLOR_SPACE(UInt32(header.color_space))
         isCMYK = space == JCS_CMYK || space == JCS_YCCK
         // Adobe's APP14 marks the (almost universal) Photoshop convention of inverted CMYK.
@@ -81,13 +81,19 @@ final class JPEGDecoder: RowDecoder {
         return 1
     }
 
-    /// The coefficient buffer (full size whatever the scaling), our strip of 16 rows and RGB row, and libjpeg's
-    /// row buffers at the output size (main, context and upsampling rows: under 32 rows a component) and tables.
+    /// libjpeg's whole-image coefficient buffer (progressive and multi-scan files, every block whatever the
+    /// scaling; less for a progressive file's 1x1 components at 1/8), else 0.
+    func coefficientBytes(shrink: Double) -> Int {
+        Int(clamping: tc_jpeg_coefficient_bytes(handle, Int32(Self.scaleDenominator(shrink: shrink)), coefficientStorage))
+    }
+
+    /// The coefficient buffer, our strip of 16 rows and RGB row, and libjpeg's row buffers at the output size
+    /// (main, context and upsampling rows: under 32 rows a component) and tables.
     func workingMemory(shrink: Double) -> Int {
         let denominator = Self.scaleDenominator(shrink: shrink)
         let width = (info.width + denominator - 1) / denominator
         let components = isCMYK ? 4 : 3
-        return coefficientBytes + width * components * (16 + 32) + width * 3 + 64 << 10
+        return coefficientBytes(shrink: shrink) + width * components * (16 + 32) + width * 3 + 64 << 10
     }
 
     func start(shrink: Double, convertToSRGB: Bool) throws(ImageDecodeError) -> (width: Int, height: Int, channels: Int) {
@@ -95,7 +101,7 @@ final class JPEGDecoder: RowDecoder {
         var width: Int32 = 0, height: Int32 = 0, components: Int32 = 0
         denominator = Self.scaleDenominator(shrink: shrink)
         let status = tc_jpeg_start(handle, Int32(denominator), isCMYK ? 1 : 0, dropsUnusedScans ? 1 : 0,
-                                   memoryLimit, &width, &height, &components)
+                                   coefficientStorage, memoryLimit, &width, &height, &components)
         if status == TC_OVER_BUDGET {
             // libjpeg needed more than the estimate the caller checked: report at least what it was refused.
             throw .overMemoryBudget(needed: max(workingMemory(shrink: shrink), memoryLimit + 1), limit: memoryLimit)
