@@ -23,7 +23,7 @@ extension ThumbnailPipeline {
         let memoryKey = Self.memoryKey(key, rendition, format: format, negotiated: negotiated)
         if lookup.contains(.memory), policy != .refresh, let result = memoryHit(memoryKey, acceptingStale: policy == .offline) { return result }
         if lookup.contains(.disk), policy == .normal,
-           let result = diskHit(source, rendition, format: format, negotiated: negotiated) { return result }
+           let result = diskHit(source, rendition, format: format, negotiated: negotiated, memoryKey: memoryKey) { return result }
         return try await settled(source, key: key, memoryKey: memoryKey, policy: policy) { origin in
             try await self.render(origin, source: source, key: key, rendition, format: format, negotiated: negotiated)
         }
@@ -61,7 +61,9 @@ extension ThumbnailPipeline {
     public func diskHit(for source: ImageSource, _ rendition: Rendition, format: ImageFormat? = nil, negotiated: Bool = false,
                         read: DiskRead = .waiting) -> ThumbnailResult? {
         let format = format ?? rendition.options.format
-        return diskHit(keyed(source), rendition, format: format, negotiated: negotiated && format != nil, read: read)
+        let source = keyed(source), negotiated = negotiated && format != nil
+        return diskHit(source, rendition, format: format, negotiated: negotiated,
+                       memoryKey: Self.memoryKey(source.cacheKey, rendition, format: format, negotiated: negotiated), read: read)
     }
 
     static func memoryKey(_ key: String, _ rendition: Rendition, format: ImageFormat?, negotiated: Bool = false) -> String {
@@ -81,7 +83,7 @@ extension ThumbnailPipeline {
 
     /// A stored rendition whose source entry is fresh, kept in memory from now on (`source` already keyed).
     private func diskHit(_ source: ImageSource, _ rendition: Rendition, format: ImageFormat?, negotiated: Bool,
-                         read: DiskRead = .waiting) -> ThumbnailResult? {
+                         memoryKey: String, read: DiskRead = .waiting) -> ThumbnailResult? {
         let key = source.cacheKey
         // A download held for storing is newer than the entry (`UnstoredOriginals`): the full path serves it.
         guard !configuration.readOnly, !rendition.options.raw, unstored.origin(for: key) == nil else { return nil }
@@ -105,8 +107,7 @@ extension ThumbnailPipeline {
             (result.contentDigest, freshUntil, result.lastModified) = (record.digest, state.freshUntil, state.lastModified)
         }
         (result.freshUntil, result.fetchDuration, result.renderDuration) = (freshUntil, Duration.zero, started.duration(to: .now))
-        memory.set(MemoryEntry(thumbnail: result, freshUntil: freshUntil),
-                   forKey: Self.memoryKey(key, rendition, format: format, negotiated: negotiated), cost: result.data.count)
+        memory.set(MemoryEntry(thumbnail: result, freshUntil: freshUntil), forKey: memoryKey, cost: result.data.count)
         sessionStats.withLock { $0.record(.disk) }
         return result
     }
