@@ -1,5 +1,5 @@
 import Testing
-import Processing
+@testable import Processing
 
 @Suite struct PresetTests {
     let presets: Presets
@@ -59,5 +59,39 @@ import Processing
         #expect(throws: ProcessingError.unknownPreset("rs")) {
             try ProcessingPath(path: "/sig/rs:fill:300:200/\(source)", presets: presets, onlyPresets: true)
         }
+    }
+
+    @Test func onlyPresetsNeedsAPresetNamed() throws {
+        let source = "aHR0cDovL2V4YW1wbGUuY29tL2NhdC5qcGc"
+        for options in ["pr:", "preset:", "pr:thumb:", "thumb:", "pr:thumb/pr:"] {
+            #expect(throws: ProcessingError.noPreset, "\(options)") {
+                try ProcessingPath(path: "/sig/\(options)/\(source)", presets: presets, onlyPresets: true)
+            }
+        }
+        // Without --only-presets an empty pr: names nothing and is harmless, as before.
+        #expect(try ProcessingPath(path: "/sig/pr:/\(source)", presets: presets).options.usedPresets == ["default"])
+    }
+
+    @Test func presetsNamingEachOtherTwicePerLevelExpandToTheirDistinctOptions() throws {
+        // p0 names p1 twice, p1 names p2 twice, … : walking references would apply 2^30 options per request.
+        let depth = 30
+        var definitions = (0..<depth).map { "p\($0)=pr:p\($0 + 1):p\($0 + 1)/w:\($0 + 1)" }
+        definitions.append("p\(depth)=h:7/q:\(depth)")
+        let chain = try Presets(definitions: definitions)
+        let options = try ProcessingOptions(parsing: "pr:p0", presets: chain)
+        #expect(options.geometry.width == 1 && options.geometry.height == 7 && options.quality == depth)
+        #expect(options.usedPresets == (0...depth).map { "p\($0)" })
+        #expect(chain.steps(of: "p0")?.count == 2 * depth + 3, "each name once, each distinct option once")
+    }
+
+    @Test func aRepeatedPresetDecidesWhatItSetsAsImgproxyReappliesIt() throws {
+        // imgproxy applies b, w:100, b again: the second b's width wins. Dropping the first b keeps that.
+        let repeated = try Presets(definitions: ["a=pr:b/w:100/pr:b", "b=w:50/g:no:3:4", "c=g:so/c:10:10:ea"])
+        #expect(try ProcessingOptions(parsing: "pr:a", presets: repeated).geometry.width == 50)
+        // A crop gravity without offsets has none, whatever g's are (imgproxy keeps them apart).
+        let crop = try ProcessingOptions(parsing: "pr:b/pr:c/c:10:10:we", presets: repeated).geometry.cropGravity
+        #expect(crop == .compass(.west, x: 0, y: 0))
+        let cropFirst = try ProcessingOptions(parsing: "g:no:3:4/c:10:10:we", presets: repeated).geometry.cropGravity
+        #expect(cropFirst == .compass(.west, x: 0, y: 0))
     }
 }

@@ -203,6 +203,51 @@ import ThumbcacheKit
         #expect(refused.status == 400 && refused.json["error"] == "only_presets", "\(refused.json)")
         let first = try await server.request(Self.path("rs:fill:61:40", source, signer: signer))
         #expect(first.status == 400 && first.json["error"] == "unknown_preset", "\(first.json)")
+        // No preset at all is not the full-size image: an empty list, an empty name, or options-free paths.
+        for options in ["pr:", "pr:card:", "preset:", "card:", "plain"] {
+            let empty = try await server.request(Self.path(options, source, signer: signer))
+            #expect(empty.status == 400 && ["only_presets", "unknown_preset"].contains(empty.json["error"]), "\(options): \(empty.json)")
+        }
+        let none = try await server.request("/unsafe/plain/" + source)
+        #expect(none.status == 400 && none.json["error"] == "unknown_preset", "\(none.json)")
+        // The short grammar names any size, so it is refused too, and nothing of it is fetched or stored.
+        let short = try await server.request(server.path(source, size: 64))
+        #expect(short.status == 400 && short.json["error"] == "only_presets", "\(short.json)")
+        #expect(origin.count("/a.jpg") == 1, "only the card's render downloaded the source")
+        await server.stop()
+        await origin.stop()
+    }
+
+    @Test func pathsThatProxiesRewroteAreRestoredAsImgproxyRestoresThem() async throws {
+        let origin = try await TestOrigin()
+        origin.image("/a.jpg", Fixtures.jpeg)
+        let server = try await ServerHarness { ($0.key, $0.salt) = (Self.keyA, Self.saltA) }
+        let signer = URLSigner(key: Self.keyA, salt: Self.saltA)
+        let source = origin.url("/a.jpg")
+        let signedPart = "/rs:fill:30:20/plain/" + source
+        let expected = try await server.request("/" + signer.signature(for: signedPart) + signedPart)
+        #expect(expected.status == 200 && expected.imageSize?.width == 30 && expected.imageSize?.height == 20)
+        let signature = signer.signature(for: signedPart)
+        // The author's URL, as a CDN escaped its colons, merged the source's "//", or as a builder left an empty
+        // option segment: each is the same image, under the signature of the path as written.
+        let rewritten = [
+            "/rs%3Afill%3A30%3A20/plain/" + source,
+            "/rs%3afill%3a30%3a20/plain/" + source,
+            "/rs:fill:30:20/plain/" + source.replacingOccurrences(of: "http://", with: "http:/"),
+            "//rs:fill:30:20/plain/" + source,
+            "/rs:fill:30:20//plain/" + source,
+        ]
+        for path in rewritten {
+            let answer = try await server.request("/" + signature + path)
+            #expect(answer.status == 200 && answer.body == expected.body, "\(path): \(answer.status) \(answer.json)")
+        }
+        // A builder that signed the path it sent, the empty segment included, is accepted too.
+        let sentPart = "//rs:fill:30:20/plain/" + source
+        #expect(try await server.request("/" + signer.signature(for: sentPart) + sentPart).status == 200)
+        // Another signature still fails; restoring never turns a bad signature good.
+        let stranger = URLSigner(key: Self.keyB, salt: Self.saltB)
+        #expect(try await server.request("/" + stranger.signature(for: signedPart) + rewritten[0]).status == 403)
+        #expect(origin.count("/a.jpg") == 1, "one download: every spelling is one image")
         await server.stop()
         await origin.stop()
     }

@@ -63,6 +63,7 @@ struct ServeConfigurationTests {
         (["--variant-disk-size", "2GB", "--max-disk-size", "1GB"], [:], ["--variant-disk-size", "--max-disk-size"]),
         (["--only-presets"], [:], ["--only-presets", "--preset"]),
         ([], ["THUMBCACHE_ONLY_PRESETS": "1"], ["--only-presets", "--preset"]),
+        (["--only-presets", "--preset", "card=w:10", "--demo"], [:], ["--demo", "--only-presets"]),
     ]
 
     @Test(arguments: conflicts)

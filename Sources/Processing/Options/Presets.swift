@@ -9,8 +9,17 @@ public struct Presets: Sendable, Hashable {
         var arguments: [String]
     }
 
-    private var table: [String: [Option]] = [:]
+    /// One step of an expanded preset: an option, or a preset's name (for `usedPresets`).
+    enum Step: Sendable, Hashable {
+        case option(Option)
+        case used(String)
+    }
 
+    /// Each preset as written.
+    private var table: [String: [Option]] = [:]
+    /// Each preset expanded at start-up into the options it applies, in order, so a request applies a list rather
+    /// than walking references: presets naming each other twice per level would otherwise cost 2^depth per request.
+    private var expanded: [String: [Step]] = [:]
     /// No presets.
     public init() {}
 
@@ -41,10 +50,12 @@ public struct Presets: Sendable, Hashable {
             }
             table[name] = options
         }
+        var expansion = PresetExpansion(table: table)
         for name in table.keys.sorted() {
-            var scratch = ProcessingOptions()
             do {
-                try scratch.applyPresets([name], presets: self, chain: [])
+                expanded[name] = try expansion.steps(of: name)
+                var scratch = ProcessingOptions()
+                try scratch.applyPresets([name], presets: self)
             } catch {
                 throw .badPreset(definition: name, reason: error.description)
             }
@@ -55,5 +66,8 @@ public struct Presets: Sendable, Hashable {
 
     public var isEmpty: Bool { table.isEmpty }
 
-    func options(named name: String) -> [Option]? { table[name] }
+    func contains(_ name: String) -> Bool { table[name] != nil }
+
+    /// The preset's options with the presets it names expanded (`PresetExpansion`).
+    func steps(of name: String) -> [Step]? { expanded[name] }
 }

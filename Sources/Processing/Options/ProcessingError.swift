@@ -8,6 +8,8 @@ public enum ProcessingError: Error, Equatable, CustomStringConvertible {
     case notSupported(option: String)
     /// The server accepts presets only, and the URL holds another option.
     case onlyPresets(option: String)
+    /// The server accepts presets only, and the URL names none (or an empty name).
+    case noPreset
     case unknownPreset(String)
     /// A preset definition (configuration, not URL) that cannot be used.
     case badPreset(definition: String, reason: String)
@@ -34,6 +36,8 @@ public enum ProcessingError: Error, Equatable, CustomStringConvertible {
             "imgproxy's option \"\(option)\" is not supported by thumbcache (docs/processing.md lists what is); remove it from the URL"
         case let .onlyPresets(option):
             "this server accepts presets only (pr:NAME), remove option \"\(option.prefix(40))\" from the URL"
+        case .noPreset:
+            "this server accepts presets only: name one or more configured presets, /<signature>/NAME[:NAME]/<source> or pr:NAME (an empty name is none)"
         case let .unknownPreset(name):
             "unknown preset \"\(name.prefix(40))\": define it with --preset \(name.prefix(40))=OPTIONS or use a configured one"
         case let .badPreset(definition, reason):

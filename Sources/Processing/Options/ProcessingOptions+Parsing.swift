@@ -14,8 +14,8 @@ extension ProcessingOptions {
     }
 
     mutating func applyDefaultPreset(_ presets: Presets) throws(ProcessingError) {
-        if presets.options(named: Presets.defaultName) != nil {
-            try applyPresets([Presets.defaultName], presets: presets, chain: [])
+        if presets.contains(Presets.defaultName) {
+            try applyPresets([Presets.defaultName], presets: presets)
         }
     }
 
@@ -23,10 +23,10 @@ extension ProcessingOptions {
     public mutating func apply(segment: String, presets: Presets = Presets()) throws(ProcessingError) {
         // By bytes, as imgproxy splits: by Characters it was a third of the CPU of refusing a 60 KB option.
         let parts = segment.utf8.split(separator: UInt8(ascii: ":"), omittingEmptySubsequences: false).map { String(Substring($0)) }
-        try apply(name: parts[0], arguments: Array(parts.dropFirst()), presets: presets, chain: [])
+        try apply(name: parts[0], arguments: Array(parts.dropFirst()), presets: presets)
     }
 
-    mutating func apply(name: String, arguments: [String], presets: Presets, chain: [String]) throws(ProcessingError) {
+    mutating func apply(name: String, arguments: [String], presets: Presets) throws(ProcessingError) {
         guard let option = OptionName(spelling: name) else {
             throw OptionName.unsupported.contains(name) ? .notSupported(option: name) : .unknownOption(name)
         }
@@ -62,7 +62,7 @@ extension ProcessingOptions {
             geometry.cropWidth = try args.number(0) ?? geometry.cropWidth
             geometry.cropHeight = try args.number(1) ?? geometry.cropHeight
             if args.count > 2 {
-                geometry.cropGravity = try GravityParser.parse(args.dropping(2), current: geometry.cropGravity ?? geometry.gravity,
+                geometry.cropGravity = try GravityParser.parse(args.dropping(2), current: geometry.cropGravity ?? Self.unsetCropGravity,
                                                                use: .crop)
             }
         case .padding: try applyPadding(args)
@@ -94,7 +94,7 @@ extension ProcessingOptions {
         case .expires: expires = try args.single().integer(0).map(Int64.init) ?? expires
         case .filename: try applyFilename(args)
         case .returnAttachment: returnAttachment = try args.single().flag(0) ?? returnAttachment
-        case .preset: try applyPresets(arguments.filter { !$0.isEmpty }, presets: presets, chain: chain)
+        case .preset: try applyPresets(arguments.filter { !$0.isEmpty }, presets: presets)
         }
     }
 
@@ -183,15 +183,47 @@ extension ProcessingOptions {
         args.bad(0, "a name of at most \(Self.maxFilenameBytes) UTF-8 bytes once decoded (this one has \(bytes))")
     }
 
-    /// Presets expand in place; one already being expanded is skipped, as imgproxy does with recursion.
-    mutating func applyPresets(_ names: [String], presets: Presets, chain: [String]) throws(ProcessingError) {
+    /// Presets expand in place, each as expanded when loaded (`PresetExpansion`).
+    mutating func applyPresets(_ names: [String], presets: Presets) throws(ProcessingError) {
         for name in names {
-            guard let body = presets.options(named: name) else { throw .unknownPreset(name) }
-            if chain.contains(name) { continue }
-            usedPresets.append(name)
-            for option in body {
-                try apply(name: option.name, arguments: option.arguments, presets: presets, chain: chain + [name])
+            guard let steps = presets.steps(of: name) else { throw .unknownPreset(name) }
+            for step in steps {
+                switch step {
+                case let .used(preset): usedPresets.append(preset)
+                case let .option(option): try apply(name: option.name, arguments: option.arguments, presets: presets)
+                }
             }
         }
     }
+
+    /// `--only-presets`: the options are presets alone, in imgproxy's form (the first segment is preset names,
+    /// `thumb:hero`) or as `pr:`/`preset:` segments, and at least one is named: `/_/pr:/…` must not be the
+    /// full-size image. Returns where the source starts.
+    mutating func applyOnlyPresets(_ segments: [String], presets: Presets) throws(ProcessingError) -> Int {
+        var names: [String] = []
+        var sourceStart = 0
+        if !Self.isPresetOption(segments[0]) {
+            names = segments[0].split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+            sourceStart = 1
+        } else {
+            while sourceStart < segments.count, segments[sourceStart].contains(":") {
+                guard Self.isPresetOption(segments[sourceStart]) else {
+                    throw .onlyPresets(option: String(segments[sourceStart].prefix { $0 != ":" }))
+                }
+                names += segments[sourceStart].split(separator: ":", omittingEmptySubsequences: false).dropFirst().map(String.init)
+                sourceStart += 1
+            }
+        }
+        guard !names.isEmpty, !names.contains("") else { throw .noPreset }
+        try applyPresets(names, presets: presets)
+        return sourceStart
+    }
+
+    private static func isPresetOption(_ segment: String) -> Bool {
+        segment.hasPrefix("pr:") || segment.hasPrefix("preset:")
+    }
+
+    /// A crop gravity given without offsets has none, whatever `g` has: imgproxy keeps the crop's gravity apart
+    /// (`keys.CropGravity`), and a crop that reads only its own field keeps `PresetExpansion`'s rule exact.
+    static let unsetCropGravity = Gravity.center
 }

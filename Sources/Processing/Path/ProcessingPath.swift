@@ -24,34 +24,33 @@ public struct ProcessingPath: Sendable, Equatable {
                       presets: presets, onlyPresets: onlyPresets)
     }
 
-    /// `segments`: the path split on "/", the signature first.
+    /// `segments`: the path split on "/", the signature first; restored (`RestoredPath`) before it is read.
     public init<Segment: StringProtocol>(segments: [Segment], presets: Presets = Presets(),
                                          onlyPresets: Bool = false) throws(ProcessingError) {
         guard segments.count >= 2 else {
             throw .badPath("expected /<signature>/<options>/<source>, got \(segments.count) path segment(s)")
         }
-        signature = String(segments[0])
-        let rest: [String] = segments.dropFirst().map { String($0) }
-        signedPart = "/" + rest.joined(separator: "/")
+        try self.init(restored: RestoredPath(segments: segments), presets: presets, onlyPresets: onlyPresets)
+    }
+
+    public init(restored: RestoredPath, presets: Presets = Presets(), onlyPresets: Bool = false) throws(ProcessingError) {
+        signature = restored.signature
+        let rest = restored.segments
+        guard !rest.isEmpty else { throw .badPath("the source URL is missing after the signature") }
+        signedPart = restored.signedPart
 
         options = ProcessingOptions()
         try options.applyDefaultPreset(presets)
         var sourceStart = rest.startIndex
-        if onlyPresets && !Self.isPresetSegment(rest[0]) {
-            // imgproxy's only-presets form: the first segment is preset names, `a:b`.
-            try options.applyPresets(rest[0].split(separator: ":").map(String.init), presets: presets, chain: [])
-            sourceStart += 1
+        if onlyPresets {
+            sourceStart = try options.applyOnlyPresets(rest, presets: presets)
         } else {
             if ResizingType(rawValue: rest[0]) != nil {
                 throw .badPath("imgproxy's old basic URL format (/<signature>/<type>/<width>/…) is not supported; use rs:\(rest[0]):<width>:<height>")
             }
             // Options run up to the first segment without a ":", where the source starts.
             while sourceStart < rest.endIndex, rest[sourceStart].contains(":") {
-                let segment = rest[sourceStart]
-                if onlyPresets && !Self.isPresetSegment(segment) {
-                    throw .onlyPresets(option: String(segment.prefix { $0 != ":" }))
-                }
-                try options.apply(segment: segment, presets: presets)
+                try options.apply(segment: rest[sourceStart], presets: presets)
                 sourceStart += 1
             }
         }
@@ -61,10 +60,6 @@ public struct ProcessingPath: Sendable, Equatable {
         if let name = source.extension, !options.raw {
             options.format = try OptionArguments(option: "extension", values: [name]).format(0)
         }
-    }
-
-    private static func isPresetSegment(_ segment: String) -> Bool {
-        segment.hasPrefix("pr:") || segment.hasPrefix("preset:")
     }
 
     /// url.go DecodeURL: `plain/…[@ext]`, else base64url pieces joined `[.ext]`.

@@ -135,6 +135,9 @@ package struct ServeConfiguration: Sendable {
             return "--only-presets without any --preset (or THUMBCACHE_PRESETS) would refuse every processing URL: "
                 + "define presets with --preset NAME=OPTIONS, or leave --only-presets out"
         }
+        if demo && onlyPresets {
+            return "--demo asks for any size in the short grammar, which --only-presets refuses: leave one of them out"
+        }
         if demo && !allowLoopbackSources && !Self.isLoopback(host) {
             // The demo fetches its samples from this server over loopback, which opens loopback sources.
             return "--demo opens loopback sources (it fetches its samples from this server): bind it to 127.0.0.1, "

@@ -85,7 +85,7 @@ package struct ServeError: Error, Sendable, Equatable {
         case .unknownOption: "unknown_option"
         case .badArgument: "bad_argument"
         case .notSupported: "not_supported"
-        case .onlyPresets: "only_presets"
+        case .onlyPresets, .noPreset: "only_presets"
         case .unknownPreset: "unknown_preset"
         case .badPreset: "bad_preset"
         case .badPath: "bad_request"

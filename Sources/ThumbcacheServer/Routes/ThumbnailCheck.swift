@@ -84,6 +84,8 @@ final class ThumbnailChecks: Sendable {
         case .shortThumbnail:
             let parsed = try ThumbnailPath(segments: segments, maxSize: maxSize)
             guard signer.accepts(parsed.signature, for: parsed.signedPart) else { throw badSignature }
+            // Its size and fit are free, which would reopen the URL space that presets close.
+            if onlyPresets { throw ServeError(ProcessingError.onlyPresets(option: "the short grammar /<size>/<fit>")) }
             return Checked(rendition: .thumbnail(size: parsed.size, fit: parsed.fit),
                            source: try ThumbcacheEndpoints.source(parsed.source), format: parsed.format,
                            negotiates: parsed.format == nil, expires: nil,
@@ -91,12 +93,15 @@ final class ThumbnailChecks: Sendable {
         case .processing:
             // The signature before anything is parsed, as imgproxy checks it: a request without a valid one learns
             // nothing of the options' grammar. Without a key the segment may hold anything, as in imgproxy.
+            let restored = RestoredPath(segments: segments)
             if signer.isSigning {
-                guard let signature = segments.first,
-                      signer.accepts(String(signature), for: "/" + segments.dropFirst().joined(separator: "/")) else { throw badSignature }
+                // imgproxy signs the restored path; a builder that signed what it sent (`/sig//plain/…`) is as good.
+                let sent = "/" + segments.dropFirst().joined(separator: "/")
+                guard signer.accepts(restored.signature, for: restored.signedPart)
+                        || (sent != restored.signedPart && signer.accepts(restored.signature, for: sent)) else { throw badSignature }
             }
             let parsed: ProcessingPath
-            do { parsed = try ProcessingPath(segments: segments, presets: presets, onlyPresets: onlyPresets) } catch {
+            do { parsed = try ProcessingPath(restored: restored, presets: presets, onlyPresets: onlyPresets) } catch {
                 throw ServeError(error)
             }
             let options = parsed.options
