@@ -79,6 +79,7 @@ struct ThumbnailCommand: ParsableCommand {
     func run() throws {
         let processing = try processingOptions()
         let qualities = try encode.qualities()
+        let metadata = try encode.metadataPolicy()
         let format = try OutputFormat.resolve(output: output, format: format)
         let request = ThumbnailRequest(size: size ?? 1, fit: fit, format: format,
                                        quality: quality ?? qualities[format ?? .jpeg], maxPixels: decode.maxPixels,
@@ -92,7 +93,7 @@ struct ThumbnailCommand: ParsableCommand {
                 thumbnail = try processing.map { options throws(ImageDecodeError) in
                     try Self.processed(.file(input), options: options, asked: request.format,
                                        quality: { quality ?? qualities[$0] }, request: request,
-                                       maxEffectWork: decode.maxEffectWork)
+                                       maxEffectWork: decode.maxEffectWork, metadata: metadata)
                 } ?? thumbnailer.makeThumbnail(from: .file(input), request)
             } catch {
                 refused = true
@@ -118,7 +119,8 @@ struct ThumbnailCommand: ParsableCommand {
 
     /// The image `serve` renders for these options, planned from the file's header (one planner, one renderer).
     static func processed(_ input: EncodedImage, options: ProcessingOptions, asked: ImageFormat?, quality: (ImageFormat) -> Int,
-                          request: ThumbnailRequest, maxEffectWork: Int) throws(ImageDecodeError) -> Thumbnail {
+                          request: ThumbnailRequest, maxEffectWork: Int,
+                          metadata: MetadataPolicy = MetadataPolicy()) throws(ImageDecodeError) -> Thumbnail {
         let info = try ImageDecoder.probe(input)
         let plan: ProcessingPlan
         do {
@@ -130,7 +132,7 @@ struct ThumbnailCommand: ParsableCommand {
         return try options.render(input, plan: plan, sourceInfo: info, format: options.outputFormat(asked: asked, source: info.format),
                                   defaultQuality: quality,
                                   limits: RenderLimits(maxPixels: request.maxPixels, maxDecodeMemory: request.maxDecodeMemory),
-                                  convertToSRGB: request.convertToSRGB)
+                                  convertToSRGB: request.convertToSRGB, metadataDefaults: metadata)
     }
 
     private func destination(for input: String, format: ImageFormat) -> String {

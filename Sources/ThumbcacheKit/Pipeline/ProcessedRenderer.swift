@@ -23,6 +23,8 @@ struct ProcessedRenderer: Sendable {
     /// What is decoded: the original, or a stored ladder thumbnail of it.
     let input: EncodedImage
     let limits: RenderLimits
+    /// The server's metadata settings, for what the URL leaves unset.
+    let metadata: MetadataPolicy
 
     /// The plan against the original's size and the input's header, worked out once (`workingMemory` and
     /// `render` both need them; each probe is a read of the file's first blocks).
@@ -30,8 +32,8 @@ struct ProcessedRenderer: Sendable {
 
     /// `inputIsOriginal` false: `input` is a stored ladder thumbnail of `original` (its upright size, format).
     init(options: ProcessingOptions, input: EncodedImage, inputIsOriginal: Bool, original: CacheMetadata.Original,
-         maxResultSide: Int, limits: RenderLimits) {
-        (self.options, self.input, self.limits) = (options, input, limits)
+         maxResultSide: Int, limits: RenderLimits, metadata: MetadataPolicy = MetadataPolicy()) {
+        (self.options, self.input, self.limits, self.metadata) = (options, input, limits, metadata)
         planned = Result { () throws(Failure) in
             let planned = try Self.plan(options, input: input, inputIsOriginal: inputIsOriginal, original: original,
                                         maxResultSide: maxResultSide)
@@ -64,7 +66,8 @@ struct ProcessedRenderer: Sendable {
             let (plan, info) = try planned.get()
             do {
                 return try options.render(input, plan: plan, sourceInfo: info, format: format, defaultQuality: defaultQuality,
-                                          fallback: fallback, limits: limits, cancellation: cancellation)
+                                          fallback: fallback, limits: limits, metadataDefaults: metadata,
+                                          cancellation: cancellation)
             } catch {
                 throw Failure.image(error)
             }
@@ -78,10 +81,12 @@ struct ProcessedRenderer: Sendable {
     /// its header, which also knows its stored orientation when the options do not apply it.
     private static func plan(_ options: ProcessingOptions, input: EncodedImage, inputIsOriginal: Bool,
                              original: CacheMetadata.Original, maxResultSide: Int) throws(Failure) -> (plan: ProcessingPlan, info: ImageInfo) {
-        let info: ImageInfo
+        var info: ImageInfo
         do { info = try ImageDecoder.probe(input) } catch { throw .image(error) }
         do {
             if inputIsOriginal { return (try options.plan(for: info, maxResultSide: maxResultSide), info) }
+            // A stored thumbnail in a format without grey (WebP) still renders grey for a grey original.
+            info.isGrey = info.isGrey || original.grey == true
             return (try options.plan(sourceWidth: original.width, sourceHeight: original.height, maxResultSide: maxResultSide), info)
         } catch {
             throw .processing(error)
