@@ -43,8 +43,10 @@ tc_avif_decoder *tc_avif_decoder_create(const uint8_t *data, size_t size, uint32
     avifDecoder *avif = decoder->avif;
     avif->maxThreads = 1;
     avif->strictFlags = AVIF_STRICT_ENABLED;
-    avif->ignoreExif = AVIF_TRUE;   // orientation comes from irot/imir only
-    avif->ignoreXMP = AVIF_TRUE;
+    // Exif and XMP are read for outputs that keep them (`MetadataPolicy`); they are items of the file, which is in
+    // memory already. Orientation still comes from irot/imir only (AVIFDecoder never reads it from Exif).
+    avif->ignoreExif = AVIF_FALSE;
+    avif->ignoreXMP = AVIF_FALSE;
     if (size_limit) avif->imageSizeLimit = size_limit;
     if (dimension_limit) avif->imageDimensionLimit = dimension_limit;
     avif->imageCountLimit = 0;      // only the first frame is ever decoded

@@ -80,13 +80,19 @@ enum EXIF {
     }
 
     /// A new EXIF block with only IFD0's Artist and Copyright (what libvips' strip keeps for imgproxy's
-    /// `keep_copyright`), little-endian; nil when the source has neither.
+    /// `keep_copyright`); nil when the source has neither.
     static func copyrightOnly(_ exif: [UInt8]) -> [UInt8]? {
         guard let tiff = TIFF(exif), let entries = tiff.ifd0() else { return nil }
-        let kept: [(tag: UInt16, value: [UInt8])] = [artistTag, copyrightTag].compactMap { tag in
-            guard let entry = entries.first(where: { $0.tag == tag && $0.type == asciiType }),
-                  let value = tiff.ascii(at: entry.at, count: entry.count) else { return nil }
-            return (tag, value + [0])
+        func value(_ tag: UInt16) -> [UInt8]? {
+            entries.first { $0.tag == tag && $0.type == asciiType }.flatMap { tiff.ascii(at: $0.at, count: $0.count) }
+        }
+        return copyrightBlock(artist: value(artistTag), copyright: value(copyrightTag))
+    }
+
+    /// A little-endian EXIF block whose IFD0 holds Artist and Copyright (ASCII, NUL added); nil when both are nil.
+    static func copyrightBlock(artist: [UInt8]?, copyright: [UInt8]?) -> [UInt8]? {
+        let kept: [(tag: UInt16, value: [UInt8])] = [(artistTag, artist), (copyrightTag, copyright)].compactMap { tag, value in
+            value.map { (tag, $0 + [0]) }
         }
         guard !kept.isEmpty else { return nil }
         var out: [UInt8] = [0x49, 0x49, 42, 0]
@@ -95,17 +101,16 @@ enum EXIF {
         append32(8)
         append16(kept.count)
         // Values after the directory (2 + 12 per entry) and its next-IFD offset (4).
-        var valueOffset = 8 + 2 + kept.count * 12 + 4
+        let valuesStart = 8 + 2 + kept.count * 12 + 4
         var values: [UInt8] = []
         for (tag, value) in kept {
             append16(Int(tag)); append16(Int(asciiType)); append32(value.count)
             if value.count <= 4 {
                 out += value + [UInt8](repeating: 0, count: 4 - value.count)
             } else {
-                append32(valueOffset)
+                append32(valuesStart + values.count)
                 values += value
                 if value.count % 2 == 1 { values.append(0) }  // TIFF values start on a word boundary
-                valueOffset = 8 + 2 + kept.count * 12 + 4 + values.count
             }
         }
         append32(0)

@@ -15,6 +15,11 @@ public struct ImageMetadata: Sendable, Equatable {
         self.xmp = xmp
     }
 
+    /// Metadata whose EXIF holds only IFD0's Artist and Copyright (none when both are nil).
+    public init(artist: String?, copyright: String?) {
+        self.init(exif: EXIF.copyrightBlock(artist: artist.map { Array($0.utf8) }, copyright: copyright.map { Array($0.utf8) }))
+    }
+
     init(exif: [UInt8]?, xmp: [UInt8]?, colorProfile: ColorProfile?) {
         self.init(exif: exif, xmp: xmp)
         self.colorProfile = colorProfile

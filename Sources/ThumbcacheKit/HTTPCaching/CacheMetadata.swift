@@ -68,8 +68,8 @@ package struct CacheMetadata: Codable, Sendable, Equatable {
         /// original only when it was made from an original of this digest: the byte count alone let an image
         /// changed in place (same length) serve renders of the old one.
         package var digest: String
-        /// True when it is greyscale (`ImageInfo.isGrey`), so renders from a stored thumbnail of it (which may be a
-        /// WebP, always RGB) are written grey as renders from it are. Absent (nil) for colour, and in older entries.
+        /// True when it is greyscale (`ImageInfo.isGrey`): its WebP thumbnails (RGB, no longer exactly neutral) do not
+        /// stand in for it (`StandIn`), so renders stay grey. Absent (nil) for colour, and in entries made before.
         package var grey: Bool?
 
         /// The short grammar's format when none is asked: PNG keeps alpha, else JPEG.

@@ -81,12 +81,10 @@ struct ProcessedRenderer: Sendable {
     /// its header, which also knows its stored orientation when the options do not apply it.
     private static func plan(_ options: ProcessingOptions, input: EncodedImage, inputIsOriginal: Bool,
                              original: CacheMetadata.Original, maxResultSide: Int) throws(Failure) -> (plan: ProcessingPlan, info: ImageInfo) {
-        var info: ImageInfo
+        let info: ImageInfo
         do { info = try ImageDecoder.probe(input) } catch { throw .image(error) }
         do {
             if inputIsOriginal { return (try options.plan(for: info, maxResultSide: maxResultSide), info) }
-            // A stored thumbnail in a format without grey (WebP) still renders grey for a grey original.
-            info.isGrey = info.isGrey || original.grey == true
             return (try options.plan(sourceWidth: original.width, sourceHeight: original.height, maxResultSide: maxResultSide), info)
         } catch {
             throw .processing(error)
