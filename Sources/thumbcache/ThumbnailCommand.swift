@@ -14,7 +14,7 @@ struct ThumbnailCommand: ParsableCommand {
         discussion: """
             Decodes each INPUT (JPEG, PNG, WebP, GIF or AVIF; of an animation, the first frame), applies its orientation, resizes it with \
             Lanczos3 so it fits in SIZE x SIZE (or covers it, with --fit cover), converts an embedded \
-            ICC profile to sRGB and encodes it as JPEG, PNG, WebP or AVIF (sRGB, no metadata). \
+            ICC profile to sRGB and encodes it as JPEG, PNG, WebP or AVIF (sRGB, the EXIF copyright kept by default). \
             Images are never enlarged. An output that is a regular file is replaced atomically; a device or \
             FIFO is written in place.
 
@@ -81,9 +81,10 @@ struct ThumbnailCommand: ParsableCommand {
         let qualities = try encode.qualities()
         let metadata = try encode.metadataPolicy()
         let format = try OutputFormat.resolve(output: output, format: format)
-        let request = ThumbnailRequest(size: size ?? 1, fit: fit, format: format,
+        var request = ThumbnailRequest(size: size ?? 1, fit: fit, format: format,
                                        quality: quality ?? qualities[format ?? .jpeg], maxPixels: decode.maxPixels,
                                        maxDecodeMemory: decode.decodeMemory, convertToSRGB: !noSrgb)
+        request.metadata = metadata
         let thumbnailer = Thumbnailer()
         var refused = false, unwritten = false
         for input in inputs {

@@ -170,6 +170,27 @@ import Processing
         }
     }
 
+    @Test func aCutOrDamagedEXIFGivesNothingRatherThanACrash() throws {
+        for count in 0..<Self.exif.count {
+            let cut = ImageMetadata(exif: Array(Self.exif.prefix(count)))
+            _ = (cut.copyright, cut.artist)
+            let damaged = Self.exif.enumerated().map { $0.offset == count ? 0xFF : $0.element }
+            _ = ImageMetadata(exif: damaged).copyright
+        }
+        #expect(ImageMetadata(exif: Array(Self.exif.prefix(Self.exif.count - 3))).copyright == nil, "value runs past the end")
+        #expect(ImageMetadata(exif: Array("Exif\0\0".utf8) + Self.exif).copyright == "(c) 2026 Test", "prefix skipped")
+    }
+
+    @Test func theShortGrammarFollowsItsRequestsPolicy() throws {
+        let source = try Self.sourceWithMetadata()
+        let byDefault = try Thumbnailer().makeThumbnail(from: source, ThumbnailRequest(size: 16))
+        #expect(try ImageDecoder.probe(byDefault.data).metadata == ImageMetadata(artist: "Ann Artist", copyright: "(c) 2026 Test"))
+        var request = ThumbnailRequest(size: 16, format: .webp)
+        request.metadata = MetadataPolicy(stripMetadata: false)
+        let kept = try ImageDecoder.probe(Thumbnailer().makeThumbnail(from: source, request).data)
+        #expect(kept.metadata.xmp == Self.xmp && kept.orientation == .identity && kept.height == 16)
+    }
+
     @Test func aCMYKSourceIsConvertedAndItsProfileDroppedEvenWithScp0() throws {
         let output = try ImageDecoder.probe(Self.render(Self.fixture("pil_sample_cmyk.jpg"), "w:20/scp:0", as: .jpeg))
         #expect(output.metadata.iccProfile == nil)
