@@ -54,9 +54,10 @@ let package = Package(
         .systemLibrary(name: "CWebP", pkgConfig: "libwebpdemux", providers: [.apt(["libwebp-dev"]), .brew(["webp"])]),
         .systemLibrary(name: "CGIF", providers: [.apt(["libgif-dev"]), .brew(["giflib"])]),
         .systemLibrary(name: "CAVIF", pkgConfig: "libavif", providers: [.apt(["libavif-dev"]), .brew(["libavif"])]),
-        // The glue includes the C headers directly, so libgif (no pkg-config flags) is linked here by name.
+        // The glue includes the C headers directly, so libgif (no pkg-config flags) and libwebpmux (metadata chunks; in
+        // libwebp-dev beside libwebpdemux) are linked here by name.
         .target(name: "CWebpGifAvifGlue", dependencies: ["CJpegPngGlue", "CWebP", "CGIF", "CAVIF"],
-                linkerSettings: [.linkedLibrary("gif")]),
+                linkerSettings: [.linkedLibrary("gif"), .linkedLibrary("webpmux")]),
         .target(name: "ImageDecode", dependencies: ["CJpegPngGlue", "CWebpGifAvifGlue"]),
         .testTarget(name: "ImageDecodeTests", dependencies: ["ImageDecode", "SeededRandom", "BombTestSupport"],
                     exclude: ["Fixtures"]),

@@ -223,6 +223,18 @@ const uint8_t *tc_jpeg_exif(const tc_jpeg_decoder *decoder, size_t *length) {
     return NULL;
 }
 
+const uint8_t *tc_jpeg_xmp(const tc_jpeg_decoder *decoder, size_t *length) {
+    static const char prefix[] = "http://ns.adobe.com/xap/1.0/";  // with its NUL: 29 bytes
+    for (jpeg_saved_marker_ptr m = decoder->cinfo.marker_list; m; m = m->next) {
+        if (m->marker == JPEG_APP0 + 1 && m->data_length > sizeof prefix && memcmp(m->data, prefix, sizeof prefix) == 0) {
+            *length = m->data_length - sizeof prefix;
+            return m->data + sizeof prefix;
+        }
+    }
+    *length = 0;
+    return NULL;
+}
+
 // Our own reader instead of libjpeg-turbo's jpeg_read_icc_profile: that one raises a warning on
 // malformed chunks, which our warning policy would turn into a failed decode. A bad profile
 // should only cost the colour conversion, not the image.

@@ -43,8 +43,10 @@ tc_avif_decoder *tc_avif_decoder_create(const uint8_t *data, size_t size, uint32
     avifDecoder *avif = decoder->avif;
     avif->maxThreads = 1;
     avif->strictFlags = AVIF_STRICT_ENABLED;
-    avif->ignoreExif = AVIF_TRUE;   // orientation comes from irot/imir only
-    avif->ignoreXMP = AVIF_TRUE;
+    // Exif and XMP are read for outputs that keep them (`MetadataPolicy`); they are items of the file, which is in
+    // memory already. Orientation still comes from irot/imir only (AVIFDecoder never reads it from Exif).
+    avif->ignoreExif = AVIF_FALSE;
+    avif->ignoreXMP = AVIF_FALSE;
     if (size_limit) avif->imageSizeLimit = size_limit;
     if (dimension_limit) avif->imageDimensionLimit = dimension_limit;
     avif->imageCountLimit = 0;      // only the first frame is ever decoded
@@ -85,6 +87,18 @@ const uint8_t *tc_avif_icc(const tc_avif_decoder *decoder, size_t *length) {
     const avifImage *image = decoder->parsed ? decoder->avif->image : NULL;
     *length = image && image->icc.size ? image->icc.size : 0;
     return *length ? image->icc.data : NULL;
+}
+
+const uint8_t *tc_avif_exif(const tc_avif_decoder *decoder, size_t *length) {
+    const avifImage *image = decoder->parsed ? decoder->avif->image : NULL;
+    *length = image && image->exif.size ? image->exif.size : 0;
+    return *length ? image->exif.data : NULL;
+}
+
+const uint8_t *tc_avif_xmp(const tc_avif_decoder *decoder, size_t *length) {
+    const avifImage *image = decoder->parsed ? decoder->avif->image : NULL;
+    *length = image && image->xmp.size ? image->xmp.size : 0;
+    return *length ? image->xmp.data : NULL;
 }
 
 // MARK: nclx to sRGB
@@ -248,10 +262,11 @@ tc_status tc_avif_decode(tc_avif_decoder *decoder, int channels, int to_srgb, ui
 
 // MARK: Encoding
 
-tc_status tc_avif_encode(const uint8_t *pixels, int width, int height, size_t stride, int channels,
-                         int quality, int speed, tc_encoded *out) {
+tc_status tc_avif_encode(const uint8_t *pixels, int width, int height, size_t stride, int channels, int monochrome,
+                         int quality, int speed, const tc_metadata *metadata, tc_encoded *out) {
     memset(out, 0, sizeof *out);
-    avifImage *image = avifImageCreate((uint32_t)width, (uint32_t)height, 8, AVIF_PIXEL_FORMAT_YUV420);
+    avifImage *image = avifImageCreate((uint32_t)width, (uint32_t)height, 8,
+                                       monochrome ? AVIF_PIXEL_FORMAT_YUV400 : AVIF_PIXEL_FORMAT_YUV420);
     avifEncoder *encoder = avifEncoderCreate();
     avifRWData output = AVIF_DATA_EMPTY;
     tc_status status = TC_OK;
@@ -264,6 +279,11 @@ tc_status tc_avif_encode(const uint8_t *pixels, int width, int height, size_t st
     image->transferCharacteristics = AVIF_TRANSFER_CHARACTERISTICS_SRGB;
     image->matrixCoefficients = AVIF_MATRIX_COEFFICIENTS_BT601;
     image->yuvRange = AVIF_RANGE_FULL;
+    if (metadata) {
+        if (metadata->exif_size) avifImageSetMetadataExif(image, metadata->exif, metadata->exif_size);
+        if (metadata->xmp_size) avifImageSetMetadataXMP(image, metadata->xmp, metadata->xmp_size);
+        if (metadata->icc_size) avifImageSetProfileICC(image, metadata->icc, metadata->icc_size);
+    }
     avifRGBImage rgb;
     avifRGBImageSetDefaults(&rgb, image);
     rgb.format = channels == 4 ? AVIF_RGB_FORMAT_RGBA : AVIF_RGB_FORMAT_RGB;

@@ -6,6 +6,7 @@
 #include <webp/decode.h>
 #include <webp/demux.h>
 #include <webp/encode.h>
+#include <webp/mux.h>
 
 struct tc_webp_decoder {
     const uint8_t *data;
@@ -13,8 +14,8 @@ struct tc_webp_decoder {
     WebPDemuxer *demux;
     WebPIterator frame;      // the first frame, valid once the header is read
     int have_frame;
-    WebPChunkIterator exif, icc;
-    int have_exif, have_icc;
+    WebPChunkIterator exif, icc, xmp;
+    int have_exif, have_icc, have_xmp;
     int canvas_width, canvas_height;
     char message[TC_MESSAGE_CAPACITY];
 };
@@ -37,6 +38,7 @@ void tc_webp_decoder_destroy(tc_webp_decoder *decoder) {
     if (decoder->have_frame) WebPDemuxReleaseIterator(&decoder->frame);
     if (decoder->have_exif) WebPDemuxReleaseChunkIterator(&decoder->exif);
     if (decoder->have_icc) WebPDemuxReleaseChunkIterator(&decoder->icc);
+    if (decoder->have_xmp) WebPDemuxReleaseChunkIterator(&decoder->xmp);
     WebPDemuxDelete(decoder->demux);
     free(decoder);
 }
@@ -89,6 +91,7 @@ tc_status tc_webp_read_header(tc_webp_decoder *decoder, tc_webp_header *header) 
     }
     if (flags & EXIF_FLAG) decoder->have_exif = WebPDemuxGetChunk(decoder->demux, "EXIF", 1, &decoder->exif);
     if (flags & ICCP_FLAG) decoder->have_icc = WebPDemuxGetChunk(decoder->demux, "ICCP", 1, &decoder->icc);
+    if (flags & XMP_FLAG) decoder->have_xmp = WebPDemuxGetChunk(decoder->demux, "XMP ", 1, &decoder->xmp);
     header->canvas_width = decoder->canvas_width;
     header->canvas_height = decoder->canvas_height;
     header->frame_count = (int)WebPDemuxGetI(decoder->demux, WEBP_FF_FRAME_COUNT);
@@ -111,6 +114,11 @@ const uint8_t *tc_webp_exif(const tc_webp_decoder *decoder, size_t *length) {
 const uint8_t *tc_webp_icc(const tc_webp_decoder *decoder, size_t *length) {
     *length = decoder->have_icc ? decoder->icc.chunk.size : 0;
     return decoder->have_icc ? decoder->icc.chunk.bytes : NULL;
+}
+
+const uint8_t *tc_webp_xmp(const tc_webp_decoder *decoder, size_t *length) {
+    *length = decoder->have_xmp ? decoder->xmp.chunk.size : 0;
+    return decoder->have_xmp ? decoder->xmp.chunk.bytes : NULL;
 }
 
 tc_status tc_webp_decode(tc_webp_decoder *decoder, int width, int height, int channels,
@@ -158,8 +166,32 @@ static int write_to_memory(const uint8_t *data, size_t size, const WebPPicture *
     return WebPMemoryWrite(data, size, picture);
 }
 
+/// Wraps the simple-format `image` (malloc'd by libwebp) with metadata chunks into `out`; frees `image`.
+static tc_status webp_add_metadata(uint8_t *image, size_t size, const tc_metadata *metadata, tc_encoded *out) {
+    WebPMux *mux = WebPMuxNew();
+    WebPData bitstream = {image, size}, assembled = {NULL, 0};
+    WebPMuxError error = mux ? WebPMuxSetImage(mux, &bitstream, 1) : WEBP_MUX_MEMORY_ERROR;
+    WebPData exif = {metadata->exif, metadata->exif_size}, xmp = {metadata->xmp, metadata->xmp_size},
+             icc = {metadata->icc, metadata->icc_size};
+    if (error == WEBP_MUX_OK && exif.size) error = WebPMuxSetChunk(mux, "EXIF", &exif, 1);
+    if (error == WEBP_MUX_OK && xmp.size) error = WebPMuxSetChunk(mux, "XMP ", &xmp, 1);
+    if (error == WEBP_MUX_OK && icc.size) error = WebPMuxSetChunk(mux, "ICCP", &icc, 1);
+    if (error == WEBP_MUX_OK) error = WebPMuxAssemble(mux, &assembled);
+    WebPMuxDelete(mux);
+    WebPFree(image);
+    if (error != WEBP_MUX_OK) {
+        WebPDataClear(&assembled);
+        snprintf(out->message, sizeof out->message, "libwebpmux error %d writing metadata", (int)error);
+        return error == WEBP_MUX_MEMORY_ERROR ? TC_NO_MEMORY : TC_CORRUPT;
+    }
+    // WebPDataClear frees with WebPFree, which is free() in libwebp's default build (tc_free frees it).
+    out->data = (uint8_t *)assembled.bytes;
+    out->size = assembled.size;
+    return TC_OK;
+}
+
 tc_status tc_webp_encode(const uint8_t *pixels, int width, int height, size_t stride, int channels,
-                         int quality, tc_encoded *out) {
+                         int quality, const tc_metadata *metadata, tc_encoded *out) {
     memset(out, 0, sizeof *out);
     WebPConfig config;
     WebPPicture picture;
@@ -191,6 +223,8 @@ tc_status tc_webp_encode(const uint8_t *pixels, int width, int height, size_t st
         snprintf(out->message, sizeof out->message, "libwebp encoder error %d", error);
         return error == VP8_ENC_ERROR_OUT_OF_MEMORY ? TC_NO_MEMORY : TC_CORRUPT;
     }
+    if (metadata && (metadata->exif_size || metadata->xmp_size || metadata->icc_size))
+        return webp_add_metadata(writer.mem, writer.size, metadata, out);
     out->data = writer.mem;  // malloc'd by libwebp: released with tc_free (free)
     out->size = writer.size;
     return TC_OK;

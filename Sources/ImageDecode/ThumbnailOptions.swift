@@ -43,6 +43,8 @@ public struct ThumbnailRequest: Sendable, Equatable {
     /// Set when `format` was negotiated (a server's `Accept`): the fallback format is encoded from the same pixels
     /// too, and answered instead when the negotiated encoding is larger (`FormatFallback`). nil: `format` it is.
     public var fallback: FormatFallback?
+    /// What the thumbnail keeps of the source's metadata (imgproxy's defaults: only the EXIF copyright, sRGB).
+    public var metadata = MetadataPolicy()
 
     public init(size: Int, fit: FitMode = .contain, format: ImageFormat? = nil,
                 quality: Int? = nil,

@@ -29,12 +29,14 @@ public struct Thumbnailer: Sendable {
                               cancellation: RenderCancellation? = nil) throws(ImageDecodeError) -> Thumbnail {
         try request.validate()
         let info = try probe(input)
+        // A profile kept (`stripColorProfile` off) describes the stored values: they are left unconverted.
         let image = try PlanRenderer().render(from: input, plan: request.plan(for: info), limits: request.limits,
-                                              convertToSRGB: request.convertToSRGB, cancellation: cancellation)
+                                              convertToSRGB: request.convertToSRGB && !request.metadata.keepsProfile(of: info),
+                                              cancellation: cancellation)
         // Without a format: JPEG, or PNG to keep transparency; a negotiated format falls back to the same rule.
         let natural: ImageFormat = image.hasAlpha ? .png : .jpeg
-        let fallback = request.fallback.map { EncodeSettings(format: $0.format ?? natural, quality: $0.quality) }
-        return try EncodeSettings(format: request.format ?? natural, quality: request.quality)
+        let fallback = request.fallback.map { EncodeSettings(format: $0.format ?? natural, quality: $0.quality, metadata: request.metadata) }
+        return try EncodeSettings(format: request.format ?? natural, quality: request.quality, metadata: request.metadata)
             .answer(image, sourceInfo: info, fallback: fallback, cancellation: cancellation)
     }
 

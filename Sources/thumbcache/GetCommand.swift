@@ -106,10 +106,12 @@ struct GetCommand: AsyncParsableCommand {
 
     private func openPipeline() throws -> ThumbnailPipeline {
         let qualities = try encode.qualities()
+        let metadata = try encode.metadataPolicy()
         return try cache.openPipeline {
             fetch.apply(to: &$0)
             decode.apply(to: &$0)
             $0.formatQuality = qualities
+            $0.metadata = metadata
             $0.staleIfError = staleIfError.map { .seconds($0) }
         }
     }

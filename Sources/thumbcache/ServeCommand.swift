@@ -176,6 +176,7 @@ struct ServeCommand: AsyncParsableCommand {
         }
         fetch.apply(to: &pipelineConfiguration)
         pipelineConfiguration.formatQuality = try encode.qualities()
+        pipelineConfiguration.metadata = try encode.metadataPolicy()
         if let work = try EnvironmentFallback.value(maxEffectWork, flag: "max-effect-work", in: 1...Int.max) {
             pipelineConfiguration.maxEffectWork = work
         }

@@ -14,7 +14,7 @@ struct ThumbnailCommand: ParsableCommand {
         discussion: """
             Decodes each INPUT (JPEG, PNG, WebP, GIF or AVIF; of an animation, the first frame), applies its orientation, resizes it with \
             Lanczos3 so it fits in SIZE x SIZE (or covers it, with --fit cover), converts an embedded \
-            ICC profile to sRGB and encodes it as JPEG, PNG, WebP or AVIF (sRGB, no metadata). \
+            ICC profile to sRGB and encodes it as JPEG, PNG, WebP or AVIF (sRGB, the EXIF copyright kept by default). \
             Images are never enlarged. An output that is a regular file is replaced atomically; a device or \
             FIFO is written in place.
 
@@ -79,10 +79,12 @@ struct ThumbnailCommand: ParsableCommand {
     func run() throws {
         let processing = try processingOptions()
         let qualities = try encode.qualities()
+        let metadata = try encode.metadataPolicy()
         let format = try OutputFormat.resolve(output: output, format: format)
-        let request = ThumbnailRequest(size: size ?? 1, fit: fit, format: format,
+        var request = ThumbnailRequest(size: size ?? 1, fit: fit, format: format,
                                        quality: quality ?? qualities[format ?? .jpeg], maxPixels: decode.maxPixels,
                                        maxDecodeMemory: decode.decodeMemory, convertToSRGB: !noSrgb)
+        request.metadata = metadata
         let thumbnailer = Thumbnailer()
         var refused = false, unwritten = false
         for input in inputs {
@@ -92,7 +94,7 @@ struct ThumbnailCommand: ParsableCommand {
                 thumbnail = try processing.map { options throws(ImageDecodeError) in
                     try Self.processed(.file(input), options: options, asked: request.format,
                                        quality: { quality ?? qualities[$0] }, request: request,
-                                       maxEffectWork: decode.maxEffectWork)
+                                       maxEffectWork: decode.maxEffectWork, metadata: metadata)
                 } ?? thumbnailer.makeThumbnail(from: .file(input), request)
             } catch {
                 refused = true
@@ -118,7 +120,8 @@ struct ThumbnailCommand: ParsableCommand {
 
     /// The image `serve` renders for these options, planned from the file's header (one planner, one renderer).
     static func processed(_ input: EncodedImage, options: ProcessingOptions, asked: ImageFormat?, quality: (ImageFormat) -> Int,
-                          request: ThumbnailRequest, maxEffectWork: Int) throws(ImageDecodeError) -> Thumbnail {
+                          request: ThumbnailRequest, maxEffectWork: Int,
+                          metadata: MetadataPolicy = MetadataPolicy()) throws(ImageDecodeError) -> Thumbnail {
         let info = try ImageDecoder.probe(input)
         let plan: ProcessingPlan
         do {
@@ -130,7 +133,7 @@ struct ThumbnailCommand: ParsableCommand {
         return try options.render(input, plan: plan, sourceInfo: info, format: options.outputFormat(asked: asked, source: info.format),
                                   defaultQuality: quality,
                                   limits: RenderLimits(maxPixels: request.maxPixels, maxDecodeMemory: request.maxDecodeMemory),
-                                  convertToSRGB: request.convertToSRGB)
+                                  convertToSRGB: request.convertToSRGB, metadataDefaults: metadata)
     }
 
     private func destination(for input: String, format: ImageFormat) -> String {

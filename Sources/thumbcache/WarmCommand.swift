@@ -116,10 +116,12 @@ struct WarmCommand: AsyncParsableCommand {
             return
         }
         let qualities = try encode.qualities()
+        let metadata = try encode.metadataPolicy()
         let pipeline = try cache.openPipeline { configuration in
             fetch.apply(to: &configuration)
             decode.apply(to: &configuration)
             configuration.formatQuality = qualities
+            configuration.metadata = metadata
             configuration.decodeBudget = DecodeBudget(capacity: Int(clamping: totalDecodeMemory.bytes))
             // Each thumbnail is asked for once: a large memory cache would only grow the footprint.
             configuration.memoryLimits = .init(totalCost: 4 << 20, count: 256)

@@ -151,4 +151,42 @@ import Testing
         #expect(lossless?.size == (list.hasPrefix("w:60") ? 64 : expected), "\(list) from PNG rungs")
         await harness.close()
     }
+
+    /// Issue 31: a grey original's WebP rung (RGB, not exactly neutral after lossy 4:2:0) never stands in, so a render
+    /// stays grey; its JPEG rung (grey itself) still does.
+    @Test func aGreyOriginalsWebPRungNeverStandsIn() async throws {
+        let harness = try PipelineHarness()
+        let original = CacheMetadata.Original(format: "png", width: 227, height: 149, bytes: 1, digest: "d", grey: true)
+        let options = try ProcessingOptions(parsing: "w:60/f:jpg")
+        let output = StandIn.Output(format: .jpeg, quality: harness.pipeline.configuration.formatQuality[.jpeg])
+        func chosen(_ format: String) throws -> StandIn? {
+            try harness.pipeline.standIn(options, output: output, original: original,
+                                         stored: [CacheMetadata.StoredSize(size: 64, parts: [.init(format: format, bytes: 100)])], url: "test")
+        }
+        #expect(try chosen("webp") == nil)
+        #expect(try chosen("jpeg") == StandIn(size: 64, format: .jpeg))
+        #expect(original.grey == true && CacheMetadata.Original(format: "png", width: 1, height: 1, bytes: 1, digest: "d").grey == nil,
+                "recorded only for grey, so colour entries' JSON is unchanged")
+        await harness.close()
+    }
+
+    /// Issue 31: a stored thumbnail keeps no more than the default metadata (the EXIF copyright), so a render that keeps
+    /// more (`sm:0`, `scp:0`) is made from the original, and carries what only the original has.
+    @Test func aRenderKeepingMetadataIsMadeFromTheOriginal() async throws {
+        let pixels = (0..<(227 * 149 * 3)).map { UInt8(truncatingIfNeeded: $0 % 251) }
+        var exif = ImageMetadata(artist: "Ann Artist", copyright: "(c) 2026 Test")
+        exif.xmp = Array("<x:xmpmeta xmlns:x=\"adobe:ns:meta/\"/>".utf8)
+        let tagged = try ImageEncoder.encode(PixelBuffer(width: 227, height: 149, channels: 3, pixels: pixels), as: .jpeg, metadata: exif)
+        server.route("/t.jpg") { _ in .respond(status: 200, headers: [("Cache-Control", "max-age=3600")], body: tagged) }
+        let source = try ImageSource(server.url("/t.jpg"))
+        let harness = try PipelineHarness()
+        _ = try await harness.pipeline.thumbnail(for: source, size: 128, format: .jpeg)
+        let fromRung = try await harness.pipeline.processed(for: source, options: try ProcessingOptions(parsing: "w:60/f:jpg"))
+        let rungMetadata = try ImageDecoder.probe(fromRung.data).metadata
+        #expect(rungMetadata.copyright == "(c) 2026 Test" && rungMetadata.xmp == nil)
+        let kept = try await harness.pipeline.processed(for: source, options: try ProcessingOptions(parsing: "w:60/f:jpg/sm:0"))
+        #expect(try ImageDecoder.probe(kept.data).metadata.xmp == exif.xmp, "the XMP only the original has")
+        await harness.close()
+        server.shutdown()
+    }
 }

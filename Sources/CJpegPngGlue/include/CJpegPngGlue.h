@@ -58,6 +58,8 @@ typedef enum {
 uint64_t tc_jpeg_coefficient_bytes(const tc_jpeg_decoder *decoder, int scale_denom, tc_coefficient_storage storage);
 /// The first APP1 "Exif\0\0" payload (TIFF data after the 6-byte prefix), or NULL.
 const uint8_t *tc_jpeg_exif(const tc_jpeg_decoder *decoder, size_t *length);
+/// The first APP1 XMP packet (after its "http://ns.adobe.com/xap/1.0/" namespace), or NULL.
+const uint8_t *tc_jpeg_xmp(const tc_jpeg_decoder *decoder, size_t *length);
 /// The embedded ICC profile (APP2 "ICC_PROFILE" chunks joined in sequence order), malloc'd into
 /// `*profile` (release with tc_free), or 0 when there is none or the chunks are inconsistent.
 int tc_jpeg_icc(const tc_jpeg_decoder *decoder, uint8_t **profile, size_t *length);
@@ -145,12 +147,24 @@ typedef struct {
     char message[TC_MESSAGE_CAPACITY];
 } tc_encoded;
 
-/// Encodes 8-bit RGB rows as a baseline 4:2:0 JPEG with optimized Huffman tables.
-tc_status tc_jpeg_encode(const uint8_t *pixels, int width, int height, size_t stride,
-                         int quality, tc_encoded *out);
-/// Encodes 8-bit RGB (channels 3) or RGBA (channels 4) rows as a non-interlaced PNG.
+/// Metadata an encoder writes beside the pixels; any part may be NULL (size 0). Not copied: it must outlive the call.
+typedef struct {
+    const uint8_t *exif;  // a TIFF block ("II*\0" or "MM\0*"), without the "Exif\0\0" prefix
+    size_t exif_size;
+    const uint8_t *xmp;   // an XMP packet
+    size_t xmp_size;
+    const uint8_t *icc;   // an ICC profile describing the pixels (its colour space matching the channels)
+    size_t icc_size;
+} tc_metadata;
+
+/// Encodes 8-bit grey (channels 1) or RGB (channels 3) rows as a baseline JPEG (4:2:0 for RGB) with optimized
+/// Huffman tables; `metadata` (may be NULL) becomes APP1 Exif, APP1 XMP and APP2 ICC markers.
+tc_status tc_jpeg_encode(const uint8_t *pixels, int width, int height, size_t stride, int channels,
+                         int quality, const tc_metadata *metadata, tc_encoded *out);
+/// Encodes 8-bit grey (1), grey+alpha (2), RGB (3) or RGBA (4) rows as a non-interlaced PNG; `metadata` (may be
+/// NULL) becomes eXIf, iTXt XML:com.adobe.xmp and iCCP chunks.
 tc_status tc_png_encode(const uint8_t *pixels, int width, int height, size_t stride,
-                        int channels, tc_encoded *out);
+                        int channels, const tc_metadata *metadata, tc_encoded *out);
 void tc_free(void *pointer);
 
 #endif

@@ -29,15 +29,17 @@ tc_status tc_webp_read_header(tc_webp_decoder *decoder, tc_webp_header *header);
 /// The EXIF / ICCP chunk payloads (owned by the decoder), or NULL.
 const uint8_t *tc_webp_exif(const tc_webp_decoder *decoder, size_t *length);
 const uint8_t *tc_webp_icc(const tc_webp_decoder *decoder, size_t *length);
+const uint8_t *tc_webp_xmp(const tc_webp_decoder *decoder, size_t *length);
 /// Decodes the first frame into `out` (rows `stride` bytes apart, `channels` 3 or 4) at
 /// `width` x `height`. A size other than the canvas uses libwebp's scaled decode; that is only
 /// allowed when the first frame covers the whole canvas. Pixels outside the frame are transparent.
 tc_status tc_webp_decode(tc_webp_decoder *decoder, int width, int height, int channels,
                          uint8_t *out, size_t stride);
 
-/// Lossy WebP at `quality` (0-100), method 4, alpha kept for channels 4; no metadata.
+/// Lossy WebP at `quality` (0-100), method 4, alpha kept for channels 4 (WebP has no grey layout: RGB(A) only).
+/// `metadata` (may be NULL) becomes EXIF, XMP and ICCP chunks through libwebpmux (an extended VP8X file).
 tc_status tc_webp_encode(const uint8_t *pixels, int width, int height, size_t stride, int channels,
-                         int quality, tc_encoded *out);
+                         int quality, const tc_metadata *metadata, tc_encoded *out);
 
 // MARK: GIF
 
@@ -90,14 +92,18 @@ const char *tc_avif_message(const tc_avif_decoder *decoder);
 tc_status tc_avif_read_header(tc_avif_decoder *decoder, tc_avif_header *header);
 /// The colr 'prof' ICC profile (owned by the decoder), or NULL.
 const uint8_t *tc_avif_icc(const tc_avif_decoder *decoder, size_t *length);
+/// The Exif payload (a TIFF block, libavif having skipped its offset) and XMP packet (owned by the decoder), or NULL.
+const uint8_t *tc_avif_exif(const tc_avif_decoder *decoder, size_t *length);
+const uint8_t *tc_avif_xmp(const tc_avif_decoder *decoder, size_t *length);
 /// Decodes the first image (of a sequence, the first frame) to 8-bit RGB/RGBA. With `to_srgb` and
 /// no ICC profile, nclx colour (wide gamut primaries, PQ/HLG transfer with a simple tone map) is
 /// converted to sRGB; with an ICC profile the caller converts.
 tc_status tc_avif_decode(tc_avif_decoder *decoder, int channels, int to_srgb, uint8_t *out, size_t stride);
 
-/// AVIF through libaom at `speed`, `quality` 0-100 mapped as libavif 1.x maps it (cq-level), 4:2:0,
-/// sRGB (nclx 1/13/6), alpha kept for channels 4; no metadata. One thread.
-tc_status tc_avif_encode(const uint8_t *pixels, int width, int height, size_t stride, int channels,
-                         int quality, int speed, tc_encoded *out);
+/// AVIF through libaom at `speed`, `quality` 0-100 mapped as libavif 1.x maps it (cq-level), 4:2:0 (or 4:0:0
+/// with `monochrome`, for neutral RGB(A) rows: only luma is coded), sRGB (nclx 1/13/6), alpha kept for channels 4.
+/// `metadata` (may be NULL) becomes the Exif and XMP items and the colr 'prof' profile. One thread.
+tc_status tc_avif_encode(const uint8_t *pixels, int width, int height, size_t stride, int channels, int monochrome,
+                         int quality, int speed, const tc_metadata *metadata, tc_encoded *out);
 
 #endif

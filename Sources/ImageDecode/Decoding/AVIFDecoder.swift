@@ -29,12 +29,17 @@ final class AVIFDecoder: RowDecoder {
                                    destroy: tc_avif_decoder_destroy)
         self.handle = handle
         self.header = header
-        var iccLength = 0
+        var iccLength = 0, exifLength = 0, xmpLength = 0
         colorProfile = DecoderGlue.profile(tc_avif_icc(handle, &iccLength), length: iccLength)
         info = ImageInfo(format: .avif, width: Int(header.width), height: Int(header.height),
                          orientation: Self.orientation(rotation: Int(header.rotation), mirror: Int(header.mirror)),
                          hasAlpha: header.has_alpha != 0, colorProfile: colorProfile?.name,
-                         frameCount: Int(header.frame_count))
+                         frameCount: Int(header.frame_count),
+                         // avifPixelFormat 4: monochrome (4:0:0).
+                         isGrey: header.yuv_format == 4,
+                         metadata: ImageMetadata(exif: ImageMetadata.bytes(tc_avif_exif(handle, &exifLength), exifLength),
+                                                 xmp: ImageMetadata.bytes(tc_avif_xmp(handle, &xmpLength), xmpLength),
+                                                 colorProfile: colorProfile))
     }
 
     deinit { tc_avif_decoder_destroy(handle) }

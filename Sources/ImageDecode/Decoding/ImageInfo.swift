@@ -13,9 +13,15 @@ public struct ImageInfo: Sendable, Equatable {
     /// Frames in an animation or image sequence, where the header says (WebP, AVIF); nil when it does
     /// not (JPEG, PNG, and GIF, whose frames can only be counted by reading them all). Only the first is decoded.
     public var frameCount: Int?
+    /// One grey channel as stored (grey JPEG, grey or grey+alpha PNG at any bit depth, 4:0:0 AVIF): the rows are
+    /// still delivered as RGB(A), and the encoders write one channel again where the format can (`ImageEncoder`).
+    public var isGrey: Bool
+    /// EXIF, XMP and ICC profile as stored, for `MetadataPolicy` to write into an output.
+    public var metadata: ImageMetadata
 
     public init(format: ImageFormat, width: Int, height: Int, orientation: Orientation = .identity,
-                hasAlpha: Bool = false, isProgressive: Bool = false, colorProfile: String? = nil, frameCount: Int? = nil) {
+                hasAlpha: Bool = false, isProgressive: Bool = false, colorProfile: String? = nil, frameCount: Int? = nil,
+                isGrey: Bool = false, metadata: ImageMetadata = ImageMetadata()) {
         self.format = format
         self.width = width
         self.height = height
@@ -24,6 +30,8 @@ public struct ImageInfo: Sendable, Equatable {
         self.isProgressive = isProgressive
         self.colorProfile = colorProfile
         self.frameCount = frameCount
+        self.isGrey = isGrey
+        self.metadata = metadata
     }
 
     /// Dimensions as displayed, after EXIF orientation.

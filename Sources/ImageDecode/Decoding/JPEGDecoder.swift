@@ -49,10 +49,9 @@ final class JPEGDecoder: RowDecoder {
             tc_jpeg_decoder_destroy(handle)
             throw error
         }
-        var exifLength = 0
-        let orientation = tc_jpeg_exif(handle, &exifLength).flatMap {
-            EXIF.orientation(tiff: UnsafeRawBufferPointer(start: $0, count: exifLength))
-        }
+        var exifLength = 0, xmpLength = 0
+        let exif = tc_jpeg_exif(handle, &exifLength)
+        let orientation = DecoderGlue.orientation(exif, length: exifLength)
         let space = J_COLOR_SPACE(UInt32(header.color_space))
         isCMYK = space == JCS_CMYK || space == JCS_YCCK
         // Adobe's APP14 marks the (almost universal) Photoshop convention of inverted CMYK.
@@ -67,7 +66,11 @@ final class JPEGDecoder: RowDecoder {
         }
         info = ImageInfo(format: .jpeg, width: Int(header.width), height: Int(header.height),
                          orientation: orientation ?? .identity, hasAlpha: false,
-                         isProgressive: header.progressive != 0, colorProfile: colorProfile?.name)
+                         isProgressive: header.progressive != 0, colorProfile: colorProfile?.name,
+                         isGrey: space == JCS_GRAYSCALE,
+                         metadata: ImageMetadata(exif: ImageMetadata.bytes(exif, exifLength),
+                                                 xmp: ImageMetadata.bytes(tc_jpeg_xmp(handle, &xmpLength), xmpLength),
+                                                 colorProfile: colorProfile))
     }
 
     deinit { tc_jpeg_decoder_destroy(handle) }

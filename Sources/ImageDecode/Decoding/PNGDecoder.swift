@@ -33,16 +33,19 @@ final class PNGDecoder: RowDecoder {
             throw error
         }
         var exifLength = 0
-        let orientation = tc_png_exif(handle, &exifLength).flatMap {
-            EXIF.orientation(tiff: UnsafeRawBufferPointer(start: $0, count: exifLength))
-        }
+        let exif = tc_png_exif(handle, &exifLength)
+        let orientation = DecoderGlue.orientation(exif, length: exifLength)
         var iccLength = 0
         colorProfile = tc_png_icc(handle, &iccLength).flatMap {
             ColorProfile(Array(UnsafeBufferPointer(start: $0, count: iccLength)))
         }
         info = ImageInfo(format: .png, width: Int(header.width), height: Int(header.height),
                          orientation: orientation ?? .identity, hasAlpha: header.has_alpha != 0,
-                         isProgressive: header.interlaced != 0, colorProfile: colorProfile?.name)
+                         isProgressive: header.interlaced != 0, colorProfile: colorProfile?.name,
+                         // Colour types 0 (grey) and 4 (grey+alpha): no colour bit, no palette bit.
+                         isGrey: header.color_type & 3 == 0,
+                         metadata: ImageMetadata(exif: ImageMetadata.bytes(exif, exifLength), xmp: nil,
+                                                 colorProfile: colorProfile))
     }
 
     deinit { tc_png_decoder_destroy(handle) }

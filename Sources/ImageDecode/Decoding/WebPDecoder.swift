@@ -16,12 +16,16 @@ final class WebPDecoder: RowDecoder {
         (handle, header) = try DecoderGlue.open(bytes, empty: tc_webp_header(), create: tc_webp_decoder_create,
                                                 read: tc_webp_read_header, message: tc_webp_message,
                                                 destroy: tc_webp_decoder_destroy)
-        var exifLength = 0, iccLength = 0
-        let orientation = DecoderGlue.orientation(tc_webp_exif(handle, &exifLength), length: exifLength)
+        var exifLength = 0, iccLength = 0, xmpLength = 0
+        let exif = tc_webp_exif(handle, &exifLength)
+        let orientation = DecoderGlue.orientation(exif, length: exifLength)
         colorProfile = DecoderGlue.profile(tc_webp_icc(handle, &iccLength), length: iccLength)
         info = ImageInfo(format: .webp, width: Int(header.canvas_width), height: Int(header.canvas_height),
                          orientation: orientation ?? .identity, hasAlpha: header.has_alpha != 0,
-                         colorProfile: colorProfile?.name, frameCount: Int(header.frame_count))
+                         colorProfile: colorProfile?.name, frameCount: Int(header.frame_count),
+                         metadata: ImageMetadata(exif: ImageMetadata.bytes(exif, exifLength),
+                                                 xmp: ImageMetadata.bytes(tc_webp_xmp(handle, &xmpLength), xmpLength),
+                                                 colorProfile: colorProfile))
     }
 
     deinit { tc_webp_decoder_destroy(handle) }

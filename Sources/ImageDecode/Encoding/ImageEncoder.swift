@@ -1,7 +1,7 @@
 import Foundation
 
 /// Entry point for writing thumbnails: each writable format's encoder behind one call, the counterpart
-/// of `ImageDecoder`. Output is sRGB without metadata in every format.
+/// of `ImageDecoder`. Output is sRGB (unless a kept profile says otherwise) with the metadata it is given.
 public enum ImageEncoder {
     /// The quality used when a request names none, per format: JPEG q80, and the WebP and AVIF qualities whose
     /// median SSIM on the photo corpus reaches JPEG q80's in fewer bytes (docs/benchmarks.md, "Default quality per
@@ -16,14 +16,16 @@ public enum ImageEncoder {
 
     /// Encodes `image` as `format`. `quality` (1-100; nil: `defaultQuality(for: format)`) applies to JPEG, WebP and
     /// AVIF; PNG is lossless. RGBA keeps its alpha except in JPEG, where it is flattened onto white.
-    public static func encode(_ image: PixelBuffer, as format: ImageFormat,
-                              quality: Int? = nil) throws(ImageDecodeError) -> Data {
+    /// `grey`: every pixel is neutral (R = G = B; `PixelBuffer.isNeutral`), so JPEG writes one component, PNG grey or
+    /// grey+alpha and AVIF 4:0:0; WebP has no grey layout and writes RGB(A). `metadata` is written as it is given.
+    public static func encode(_ image: PixelBuffer, as format: ImageFormat, quality: Int? = nil, grey: Bool = false,
+                              metadata: ImageMetadata = ImageMetadata()) throws(ImageDecodeError) -> Data {
         let quality = quality ?? defaultQuality(for: format)
         return switch format {
-        case .jpeg: try JPEGEncoder.encode(image, quality: quality)
-        case .png: try PNGEncoder.encode(image)
-        case .webp: try WebPEncoder.encode(image, quality: quality)
-        case .avif: try AVIFEncoder.encode(image, quality: quality)
+        case .jpeg: try JPEGEncoder.encode(image, quality: quality, grey: grey, metadata: metadata)
+        case .png: try PNGEncoder.encode(image, grey: grey, metadata: metadata)
+        case .webp: try WebPEncoder.encode(image, quality: quality, metadata: metadata)
+        case .avif: try AVIFEncoder.encode(image, quality: quality, grey: grey, metadata: metadata)
         case .gif: throw .invalidRequest(unwritable(format))
         }
     }

@@ -1,13 +1,20 @@
 import Foundation
 import CJpegPngGlue
 
-/// Encodes thumbnails as baseline 4:2:0 JPEG with optimized Huffman tables, no metadata.
+/// Encodes thumbnails as baseline JPEG with optimized Huffman tables: 4:2:0 YCbCr, or one grey component for a
+/// neutral image of a grey source; the metadata given as APP1/APP2 markers.
 enum JPEGEncoder {
-    static func encode(_ image: PixelBuffer, quality: Int) throws(ImageDecodeError) -> Data {
+    static func encode(_ image: PixelBuffer, quality: Int, grey: Bool = false,
+                       metadata: ImageMetadata = ImageMetadata()) throws(ImageDecodeError) -> Data {
         let rgb = image.flattened()
+        let pixels = grey ? rgb.greyPixels(keepingAlpha: false) : rgb.pixels
+        let channels = grey ? 1 : 3
         var encoded = tc_encoded()
-        let status = rgb.pixels.withUnsafeBufferPointer { pixels in
-            tc_jpeg_encode(pixels.baseAddress, Int32(rgb.width), Int32(rgb.height), rgb.rowBytes, Int32(quality), &encoded)
+        let status = try metadata.withGlue(grey: grey) { glue in
+            pixels.withUnsafeBufferPointer { pixels in
+                tc_jpeg_encode(pixels.baseAddress, Int32(rgb.width), Int32(rgb.height), rgb.width * channels,
+                               Int32(channels), Int32(quality), glue, &encoded)
+            }
         }
         return try takeEncoded(&encoded, status: status)
     }

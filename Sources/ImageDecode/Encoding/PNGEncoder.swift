@@ -1,13 +1,19 @@
 import Foundation
 import CJpegPngGlue
 
-/// Encodes thumbnails as non-interlaced 8-bit PNG, RGBA when the image has alpha.
+/// Encodes thumbnails as non-interlaced 8-bit PNG: RGB, RGBA when the image has alpha, grey or grey+alpha for a
+/// neutral image of a grey source; the metadata given as eXIf, iTXt (XMP) and iCCP chunks.
 enum PNGEncoder {
-    static func encode(_ image: PixelBuffer) throws(ImageDecodeError) -> Data {
+    static func encode(_ image: PixelBuffer, grey: Bool = false,
+                       metadata: ImageMetadata = ImageMetadata()) throws(ImageDecodeError) -> Data {
+        let pixels = grey ? image.greyPixels(keepingAlpha: true) : image.pixels
+        let channels = grey ? image.channels - 2 : image.channels
         var encoded = tc_encoded()
-        let status = image.pixels.withUnsafeBufferPointer { pixels in
-            tc_png_encode(pixels.baseAddress, Int32(image.width), Int32(image.height), image.rowBytes,
-                          Int32(image.channels), &encoded)
+        let status = try metadata.withGlue(grey: grey) { glue in
+            pixels.withUnsafeBufferPointer { pixels in
+                tc_png_encode(pixels.baseAddress, Int32(image.width), Int32(image.height), image.width * channels,
+                              Int32(channels), glue, &encoded)
+            }
         }
         return try takeEncoded(&encoded, status: status)
     }

@@ -21,7 +21,7 @@ public struct PlanRenderer: Sendable {
             plan = try resolveOnSource(detection, plan: plan, reader: reader, effects: effects)
         }
         var image = try reader.read(Self.reading(plan), plan: plan,
-                                    extra: { Self.outputMemory(plan, effects, channels: $0) })
+                                    extra: { Self.outputMemory(plan, effects, source: $0) })
         try cancellation.check()
         if let detection = plan.detection {
             // Chosen on the scaled, upright image, as libvips crops after resizing and rotating.
@@ -51,7 +51,7 @@ public struct PlanRenderer: Sendable {
         let reader = RegionReader(input: input, rotate: plan.geometry.rotate, autoRotate: autoRotate, limits: limits,
                                   convertToSRGB: true)
         return try reader.checkedWorkingMemory(Self.reading(plan), plan: plan,
-                                               extra: { Self.outputMemory(plan, effects, channels: $0) })
+                                               extra: { Self.outputMemory(plan, effects, source: $0) })
     }
 
     // MARK: Steps
@@ -77,7 +77,7 @@ public struct PlanRenderer: Sendable {
         let (width, height) = Self.sourceSearchSize(plan)
         let whole = RegionReader.Reading(region: .init(x: 0, y: 0, width: Double(plan.sourceWidth), height: Double(plan.sourceHeight)),
                                          width: width, height: height)
-        let image = try reader.read(whole, plan: plan, extra: { Self.outputMemory(plan, effects, channels: $0) })
+        let image = try reader.read(whole, plan: plan, extra: { Self.outputMemory(plan, effects, source: $0) })
         try reader.cancellation.check()
         let cropWidth = max(1, Int((Double(detection.cropWidth) * scale).rounded()))
         let cropHeight = max(1, Int((Double(detection.cropHeight) * scale).rounded()))
@@ -103,18 +103,21 @@ public struct PlanRenderer: Sendable {
         gravity == .entropy ? .entropy : .attention
     }
 
-    /// Besides the decoder and the resizer, for a source of `channels` (3, or 4 with alpha): the read image with
+    /// Besides the decoder and the resizer, for a source of 3 channels (4 with alpha): the read image with
     /// its sRGB-converted and upright copies (or its crop), the filters' float copy (and a blur line), the canvas
     /// only when the plan extends or pads and its flattened copy only with a background (4 bytes a pixel: a canvas
     /// may add alpha), and the encoder's buffer of the result. Copies a plan does not make are not counted: a
-    /// thumbnail reserves 13 bytes a pixel of RGB output, not 20 as when every plan was charged a canvas.
-    static func outputMemory(_ plan: ProcessingPlan, _ effects: RenderEffects, channels: Int) -> Int {
+    /// thumbnail reserves 13 bytes a pixel of RGB output, not 20 as when every plan was charged a canvas. A grey
+    /// source's encoder also takes a grey copy of the result (at most 2 bytes a pixel, `PixelBuffer+Grey`).
+    static func outputMemory(_ plan: ProcessingPlan, _ effects: RenderEffects, source: ImageInfo) -> Int {
+        let channels = source.hasAlpha ? 4 : 3
         let read = reading(plan)
         let kept = plan.resultCrop.width * plan.resultCrop.height
         let result = plan.resultWidth * plan.resultHeight
         let filters = effects.hasFilters ? kept * 4 * (MemoryLayout<Float>.size + 1) * 2 : 0
         let canvas = result != kept ? result * 4 : 0
         let flattened = effects.background != nil ? result * 4 : 0
-        return 3 * read.width * read.height * channels + filters + canvas + flattened + result * 4
+        let grey = source.isGrey ? result * 2 : 0
+        return 3 * read.width * read.height * channels + filters + canvas + flattened + result * 4 + grey
     }
 }

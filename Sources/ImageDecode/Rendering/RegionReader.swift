@@ -22,7 +22,7 @@ struct RegionReader {
     /// outputs for the source's channel count), is checked on the decoder that reads, before it allocates: one open
     /// of the input, not two.
     func read(_ reading: Reading, plan: ProcessingPlan,
-              extra: (_ channels: Int) -> Int) throws(ImageDecodeError) -> PixelBuffer {
+              extra: (_ source: ImageInfo) -> Int) throws(ImageDecodeError) -> PixelBuffer {
         try ImageDecoder.withDecoder(for: input, maxPixels: limits.maxPixels, maxMemory: limits.maxDecodeMemory) {
             decoder throws(ImageDecodeError) in
             let geometry = StoredGeometry(info: decoder.info, reader: self, reading: reading,
@@ -58,7 +58,7 @@ struct RegionReader {
     /// The decoder's own buffers and the resizer's for this reading, plus `extra` (the renderer's outputs for the
     /// source's channel count); over `limits.maxDecodeMemory` it throws.
     func checkedWorkingMemory(_ reading: Reading, plan: ProcessingPlan,
-                              extra: (_ channels: Int) -> Int) throws(ImageDecodeError) -> Int {
+                              extra: (_ source: ImageInfo) -> Int) throws(ImageDecodeError) -> Int {
         try ImageDecoder.withDecoder(for: input, maxPixels: limits.maxPixels) { decoder throws(ImageDecodeError) in
             let geometry = StoredGeometry(info: decoder.info, reader: self, reading: reading,
                                           planSourceWidth: plan.sourceWidth, planSourceHeight: plan.sourceHeight)
@@ -68,7 +68,7 @@ struct RegionReader {
 
     /// The one estimate, from `decoder`'s header (`read` and `checkedWorkingMemory(_:plan:extra:)` agree by using it).
     private func checkedWorkingMemory(_ decoder: any RowDecoder, geometry: StoredGeometry,
-                                      extra: (_ channels: Int) -> Int) throws(ImageDecodeError) -> Int {
+                                      extra: (_ source: ImageInfo) -> Int) throws(ImageDecodeError) -> Int {
         let info = decoder.info
         let channels = info.hasAlpha ? 4 : 3
         // The resizer is sized for the full-resolution window: decoders that reduce while decoding only shrink it.
@@ -77,7 +77,7 @@ struct RegionReader {
         let resizing = Resampler.workingMemory(sourceWidth: max(1, columns), sourceHeight: max(1, rows),
                                                channels: channels, resizedWidth: geometry.width,
                                                resizedHeight: geometry.height, outputWidth: geometry.width)
-        let needed = decoder.workingMemory(shrink: geometry.shrink) + resizing + extra(channels)
+        let needed = decoder.workingMemory(shrink: geometry.shrink) + resizing + extra(info)
         guard needed <= limits.maxDecodeMemory else {
             throw .overMemoryBudget(needed: needed, limit: limits.maxDecodeMemory)
         }

@@ -14,10 +14,18 @@ extension ProcessingOptions {
         return defaultQuality(format)
     }
 
-    /// The encoder settings for `format` (quality resolved as `quality(for:default:)`, `max_bytes`).
-    public func encodeSettings(for format: ImageFormat, default defaultQuality: (ImageFormat) -> Int) -> EncodeSettings {
+    /// `sm`, `kcr` and `scp` where the URL sets them, else the server's `defaults`.
+    public func metadataPolicy(defaults: MetadataPolicy = MetadataPolicy()) -> MetadataPolicy {
+        MetadataPolicy(stripMetadata: stripMetadata ?? defaults.stripMetadata,
+                       keepCopyright: keepCopyright ?? defaults.keepCopyright,
+                       stripColorProfile: stripColorProfile ?? defaults.stripColorProfile)
+    }
+
+    /// The encoder settings for `format` (quality resolved as `quality(for:default:)`, `max_bytes`, the metadata kept).
+    public func encodeSettings(for format: ImageFormat, default defaultQuality: (ImageFormat) -> Int,
+                               metadata: MetadataPolicy = MetadataPolicy()) -> EncodeSettings {
         EncodeSettings(format: format, quality: min(100, max(1, quality(for: format, default: defaultQuality))),
-                       maxBytes: maxBytes)
+                       maxBytes: maxBytes, metadata: metadataPolicy(defaults: metadata))
     }
 
     /// Renders `plan` (from `plan(for:maxResultSide:)`, which refuses results that are too large) from `input`,
@@ -25,14 +33,19 @@ extension ProcessingOptions {
     /// `sourceInfo` is the original's header, carried into the answer. `fallback`: `format` was negotiated, and
     /// this format (what the request answers without negotiation) is answered instead when it is smaller
     /// (`FormatFallback`).
+    /// `metadataDefaults`: the server's `sm`/`kcr`/`scp`; a profile kept (`scp:0`) leaves the pixels in its space.
     /// Once `cancellation` is set, it stops at the render's next row or stage, or before an encode.
     public func render(_ input: EncodedImage, plan: ProcessingPlan, sourceInfo: ImageInfo, format: ImageFormat,
                        defaultQuality: (ImageFormat) -> Int, fallback: ImageFormat? = nil, limits: RenderLimits = RenderLimits(),
-                       convertToSRGB: Bool = true, cancellation: RenderCancellation? = nil) throws(ImageDecodeError) -> Thumbnail {
+                       convertToSRGB: Bool = true, metadataDefaults: MetadataPolicy = MetadataPolicy(),
+                       cancellation: RenderCancellation? = nil) throws(ImageDecodeError) -> Thumbnail {
+        let keepsProfile = metadataPolicy(defaults: metadataDefaults).keepsProfile(of: sourceInfo)
         let image = try PlanRenderer().render(from: input, plan: plan, effects: renderEffects, autoRotate: autoRotate,
-                                              limits: limits, convertToSRGB: convertToSRGB, cancellation: cancellation)
-        return try encodeSettings(for: format, default: defaultQuality)
-            .answer(image, sourceInfo: sourceInfo, fallback: fallback.map { encodeSettings(for: $0, default: defaultQuality) },
-                    cancellation: cancellation)
+                                              limits: limits, convertToSRGB: convertToSRGB && !keepsProfile,
+                                              cancellation: cancellation)
+        return try encodeSettings(for: format, default: defaultQuality, metadata: metadataDefaults)
+            .answer(image, sourceInfo: sourceInfo,
+                    fallback: fallback.map { encodeSettings(for: $0, default: defaultQuality, metadata: metadataDefaults) },
+                    autoRotated: autoRotate, cancellation: cancellation)
     }
 }

@@ -68,13 +68,17 @@ package struct CacheMetadata: Codable, Sendable, Equatable {
         /// original only when it was made from an original of this digest: the byte count alone let an image
         /// changed in place (same length) serve renders of the old one.
         package var digest: String
+        /// True when it is greyscale (`ImageInfo.isGrey`): its WebP thumbnails (RGB, no longer exactly neutral) do not
+        /// stand in for it (`StandIn`), so renders stay grey. Absent (nil) for colour, and in entries made before.
+        package var grey: Bool?
 
         /// The short grammar's format when none is asked: PNG keeps alpha, else JPEG.
         var thumbnailFormat: ImageFormat { alpha ? .png : .jpeg }
 
-        package init(format: String, width: Int, height: Int, bytes: Int, alpha: Bool = false, digest: String) {
+        package init(format: String, width: Int, height: Int, bytes: Int, alpha: Bool = false, digest: String, grey: Bool = false) {
             (self.format, self.width, self.height, self.bytes, self.alpha) = (format, width, height, bytes, alpha)
             self.digest = digest
+            self.grey = grey ? true : nil
         }
     }
 

@@ -27,6 +27,10 @@ public struct PipelineConfiguration: Sendable {
         get { formatQuality[.jpeg] }
         set { formatQuality.set(newValue, for: .jpeg) }
     }
+    /// What renders keep of their source's metadata when a URL does not say (`sm`, `kcr`, `scp`): imgproxy's defaults
+    /// (strip, keep the EXIF copyright, strip the colour profile). The short grammar's thumbnails follow it too.
+    /// Not part of a stored variant's name: after a change, purge (or let them expire) to have variants made again.
+    public var metadata = MetadataPolicy()
     public var maxPixels = 50_000_000
     /// The longest side a processed image may have (after dpr, zoom, enlarge, extend and padding): larger
     /// results are refused from the source's header, before any render.

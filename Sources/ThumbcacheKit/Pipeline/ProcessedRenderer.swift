@@ -23,6 +23,8 @@ struct ProcessedRenderer: Sendable {
     /// What is decoded: the original, or a stored ladder thumbnail of it.
     let input: EncodedImage
     let limits: RenderLimits
+    /// The server's metadata settings, for what the URL leaves unset.
+    let metadata: MetadataPolicy
 
     /// The plan against the original's size and the input's header, worked out once (`workingMemory` and
     /// `render` both need them; each probe is a read of the file's first blocks).
@@ -30,8 +32,8 @@ struct ProcessedRenderer: Sendable {
 
     /// `inputIsOriginal` false: `input` is a stored ladder thumbnail of `original` (its upright size, format).
     init(options: ProcessingOptions, input: EncodedImage, inputIsOriginal: Bool, original: CacheMetadata.Original,
-         maxResultSide: Int, limits: RenderLimits) {
-        (self.options, self.input, self.limits) = (options, input, limits)
+         maxResultSide: Int, limits: RenderLimits, metadata: MetadataPolicy = MetadataPolicy()) {
+        (self.options, self.input, self.limits, self.metadata) = (options, input, limits, metadata)
         planned = Result { () throws(Failure) in
             let planned = try Self.plan(options, input: input, inputIsOriginal: inputIsOriginal, original: original,
                                         maxResultSide: maxResultSide)
@@ -64,7 +66,8 @@ struct ProcessedRenderer: Sendable {
             let (plan, info) = try planned.get()
             do {
                 return try options.render(input, plan: plan, sourceInfo: info, format: format, defaultQuality: defaultQuality,
-                                          fallback: fallback, limits: limits, cancellation: cancellation)
+                                          fallback: fallback, limits: limits, metadataDefaults: metadata,
+                                          cancellation: cancellation)
             } catch {
                 throw Failure.image(error)
             }

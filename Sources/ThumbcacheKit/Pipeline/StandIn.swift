@@ -30,7 +30,10 @@ struct StandIn: Equatable {
         where Double(rung.size) / longest >= scale && Double(rung.size) < longest {
             let kept = Set(rung.parts.filter { $0.bytes > 0 }.map(\.format))
             // Lossless first, then the lossy formats that decode fastest.
-            for format in [ImageFormat.png, .jpeg, .webp, .avif] where kept.contains(format.rawValue) {
+            // A grey original's WebP rung is RGB, and lossy 4:2:0 left it not quite neutral: a render from it would
+            // come out in colour, where one from the original (or a grey JPEG, PNG or AVIF rung) is grey.
+            for format in [ImageFormat.png, .jpeg, .webp, .avif]
+            where kept.contains(format.rawValue) && !(format == .webp && original.grey == true) {
                 if format == .png || lossyServes { return StandIn(size: rung.size, format: format) }
             }
         }

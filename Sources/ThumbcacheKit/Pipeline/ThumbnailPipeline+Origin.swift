@@ -80,7 +80,8 @@ extension ThumbnailPipeline {
             var metadata = CacheMetadata(
                 url: source.normalized, headers: headers, requestTime: requestTime, responseTime: responseTime,
                 original: .init(format: info.format.rawValue, width: info.orientedWidth, height: info.orientedHeight,
-                                bytes: original.byteCount, alpha: info.hasAlpha, digest: try original.digest()))
+                                bytes: original.byteCount, alpha: info.hasAlpha, digest: try original.digest(),
+                                grey: info.isGrey))
             let uncacheable = strategy.refusal(headers, setsCookie: setsCookie)
             let storable = uncacheable == nil
             if let stored {
