@@ -24,9 +24,10 @@ public struct ProcessingPath: Sendable, Equatable {
                       presets: presets, onlyPresets: onlyPresets)
     }
 
-    /// `segments`: the path split on "/", the signature first.
+    /// `segments`: the path split on "/", the signature first. `base`: the options before the `default` preset and
+    /// the URL's (a server's client hints, as imgproxy applies them).
     public init<Segment: StringProtocol>(segments: [Segment], presets: Presets = Presets(),
-                                         onlyPresets: Bool = false) throws(ProcessingError) {
+                                         onlyPresets: Bool = false, base: ProcessingOptions = ProcessingOptions()) throws(ProcessingError) {
         guard segments.count >= 2 else {
             throw .badPath("expected /<signature>/<options>/<source>, got \(segments.count) path segment(s)")
         }
@@ -34,7 +35,7 @@ public struct ProcessingPath: Sendable, Equatable {
         let rest: [String] = segments.dropFirst().map { String($0) }
         signedPart = "/" + rest.joined(separator: "/")
 
-        options = ProcessingOptions()
+        options = base
         try options.applyDefaultPreset(presets)
         var sourceStart = rest.startIndex
         if onlyPresets && !Self.isPresetSegment(rest[0]) {
