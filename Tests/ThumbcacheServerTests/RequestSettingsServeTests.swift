@@ -167,6 +167,13 @@ import ThumbcacheKit
         tree.remove()
     }
 
+    @Test func signPrintsLocalSourcesAndRefusesTheirEscapes() throws {
+        let good = try ServeProcess.run(["sign", "local:///sub/b.jpg", "--options", "rs:fit:40:40", "--plain"])
+        #expect(good.status == 0 && String(decoding: good.stdout, as: UTF8.self) == "/unsafe/rs:fit:40:40/plain/local:///sub/b.jpg\n")
+        let escape = try ServeProcess.run(["sign", "local:///../b.jpg", "--options", "rs:fit:40:40"])
+        #expect(escape.status == 64 && escape.stderr.contains("\"..\" segment"), "\(escape.stderr)")
+    }
+
     // MARK: base URL
 
     @Test func theBaseURLIsPrependedAndTheJoinedURLIsChecked() async throws {

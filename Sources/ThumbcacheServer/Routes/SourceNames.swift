@@ -5,15 +5,17 @@ import ThumbcacheKit
 /// prepended (imgproxy's `IMGPROXY_BASE_URL`, `serve --source-base-url`), then `local://` read under the local
 /// root (`IMGPROXY_LOCAL_FILESYSTEM_ROOT`, `serve --local-root`), anything else checked as an http(s) source
 /// (`ThumbcacheEndpoints.source`). The source policy's checks (prefixes, addresses) are made on the joined URL.
-struct SourceNames: Sendable {
+package struct SourceNames: Sendable {
     /// Prepended to every source that does not already start with it.
     var baseURL: String?
     /// Absolute, symbolic links resolved (as `SourcePolicy.localRoot`); nil: `local://` is refused.
     var localRoot: String?
 
-    static let localScheme = "local://"
+    package init(baseURL: String? = nil, localRoot: String? = nil) { (self.baseURL, self.localRoot) = (baseURL, localRoot) }
 
-    func source(_ text: String) throws(ServeError) -> ImageSource {
+    package static let localScheme = "local://"
+
+    package func source(_ text: String) throws(ServeError) -> ImageSource {
         let joined = baseURL.map { text.hasPrefix($0) ? text : $0 + text } ?? text
         if joined.lowercased().hasPrefix(Self.localScheme) { return try local(String(joined.dropFirst(Self.localScheme.count))) }
         return try ThumbcacheEndpoints.source(joined)
