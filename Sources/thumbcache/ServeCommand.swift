@@ -80,6 +80,41 @@ struct ServeCommand: AsyncParsableCommand {
     var maxSize: Int?
 
     @Option(help: ArgumentHelp(EnvironmentFallback.help(
+        "Processing URLs without max_result_dimension are scaled down to fit this many pixels a side, extend and padding included (imgproxy's IMGPROXY_MAX_RESULT_DIMENSION); 0: none, the default. At most --max-size.",
+        flag: "max-result-dimension"), valueName: "pixels"))
+    var maxResultDimension: Int?
+
+    @Flag(help: ArgumentHelp(EnvironmentFallback.help(
+        "URLs may name the security options max_result_dimension, max_src_resolution and max_src_file_size (imgproxy's IMGPROXY_ALLOW_SECURITY_OPTIONS); without it they are a 403. The source limits only lower this server's own.",
+        flag: "allow-security-options")))
+    var allowSecurityOptions = false
+
+    @Option(help: ArgumentHelp(EnvironmentFallback.help(
+        "Serve local:///path sources from the files under this directory (imgproxy's IMGPROXY_LOCAL_FILESYSTEM_ROOT); no path leaves it, symbolic links are not followed. Off unless set.",
+        flag: "local-root"), valueName: "dir"))
+    var localRoot: String?
+
+    @Option(help: ArgumentHelp(EnvironmentFallback.help(
+        "Prepended to every source URL that does not start with it (imgproxy's IMGPROXY_BASE_URL); the source checks apply to the joined URL.",
+        flag: "source-base-url"), valueName: "url"))
+    var sourceBaseUrl: String?
+
+    @Flag(help: ArgumentHelp(EnvironmentFallback.help(
+        "Processing URLs take dpr and width from the Sec-CH-DPR/DPR and Sec-CH-Width/Width request headers when the URL does not set them (imgproxy's IMGPROXY_ENABLE_CLIENT_HINTS); answers Vary on them.",
+        flag: "client-hints")))
+    var clientHints = false
+
+    @Flag(help: ArgumentHelp(EnvironmentFallback.help(
+        "Answer WebP, even when the URL names another format, when Accept names image/webp (imgproxy's IMGPROXY_ENFORCE_WEBP).",
+        flag: "enforce-webp")))
+    var enforceWebp = false
+
+    @Flag(help: ArgumentHelp(EnvironmentFallback.help(
+        "Answer AVIF, even when the URL names another format, when Accept names image/avif (imgproxy's IMGPROXY_ENFORCE_AVIF); before --enforce-webp.",
+        flag: "enforce-avif")))
+    var enforceAvif = false
+
+    @Option(help: ArgumentHelp(EnvironmentFallback.help(
         "Most arithmetic one processed image's blur, sharpen, pixelate and smart gravity may cost, estimated from the source's header; over it the URL is a 400 too_costly naming the option (default: \(RenderLimits.defaultMaxEffectWork), about 7 s of one core for a blur on our benchmark machine).",
         flag: "max-effect-work"), valueName: "operations"))
     var maxEffectWork: Int?
@@ -211,6 +246,14 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.onlyPresets = try EnvironmentFallback.flag(onlyPresets, flag: "only-presets")
         configuration.allowUnsigned = try EnvironmentFallback.flag(allowUnsigned, flag: "allow-unsigned")
         configuration.maxSize = try EnvironmentFallback.value(maxSize, flag: "max-size", in: Limits.sizes) ?? configuration.maxSize
+        configuration.maxResultDimension = try EnvironmentFallback.value(maxResultDimension, flag: "max-result-dimension",
+                                                                         in: 0...Limits.sizes.upperBound) ?? 0
+        configuration.allowSecurityOptions = try EnvironmentFallback.flag(allowSecurityOptions, flag: "allow-security-options")
+        configuration.localRoot = try EnvironmentFallback.value(localRoot, flag: "local-root", emptyIsError: true)
+        configuration.sourceBaseURL = try EnvironmentFallback.value(sourceBaseUrl, flag: "source-base-url", emptyIsError: true)
+        configuration.clientHints = try EnvironmentFallback.flag(clientHints, flag: "client-hints")
+        configuration.enforceWebP = try EnvironmentFallback.flag(enforceWebp, flag: "enforce-webp")
+        configuration.enforceAVIF = try EnvironmentFallback.flag(enforceAvif, flag: "enforce-avif")
         configuration.minTTL = try EnvironmentFallback.value(minTtl, flag: "min-ttl", in: Limits.ttls) ?? configuration.minTTL
         configuration.maxTTL = try EnvironmentFallback.value(maxTtl, flag: "max-ttl", in: Limits.ttls) ?? configuration.maxTTL
         configuration.workers = try EnvironmentFallback.value(workers, flag: "workers", in: Limits.workerCounts) ?? configuration.workers

@@ -43,7 +43,9 @@ struct SignCommand: AsyncParsableCommand {
             throw Console.Failure(description: "--format \(format.rawValue) is read, never written: use jpeg, png, webp or avif",
                                   exitCode: Console.Status.usage)
         }
-        do throws(ServeError) { _ = try ThumbcacheEndpoints.source(source) } catch {
+        // A local source is checked as any server with a local root checks it (which root does not matter here).
+        let names = SourceNames(localRoot: source.lowercased().hasPrefix(SourceNames.localScheme) ? "/" : nil)
+        do throws(ServeError) { _ = try names.source(source) } catch {
             throw Console.Failure(description: "\(source.prefix(60)): \(error.message)", exitCode: Console.Status.usage)
         }
         let signer = try signing.signer()

@@ -17,7 +17,7 @@ import Testing
     }
 
     static func facts(_ result: ThumbnailResult, negotiated: Bool = false) throws -> PreparedHeads.Facts {
-        try #require(PreparedHeads.Facts(result, negotiated: negotiated, serverName: "thumbcache"))
+        try #require(PreparedHeads.Facts(result, variation: negotiated ? .accept : [], serverName: "thumbcache"))
     }
 
     /// A head whose bytes say which call made it.
@@ -77,7 +77,7 @@ import Testing
     @Test func aThumbnailWithoutItsDigestIsNotPrepared() {
         var result = Self.result()
         result.contentDigest = nil
-        #expect(PreparedHeads.Facts(result, negotiated: false, serverName: nil) == nil)
+        #expect(PreparedHeads.Facts(result, variation: [], serverName: nil) == nil)
     }
 
     /// `max-age` counts from the whole second the answer is dated: it does not change within a second.

@@ -26,6 +26,7 @@ struct ServeConfigurationTests {
         ("shutdown-timeout", "-1", "seconds"), ("drain-timeout", "-1", "seconds"),
         ("memory-cache-size", "lots", "size"),
         ("log-format", "xml", "text or json"),
+        ("max-result-dimension", "-1", "0-"),
     ]
 
     @Test(arguments: outOfRange)

@@ -127,11 +127,17 @@ public enum ImageDecoder {
     ) throws(ImageDecodeError) -> Result {
         let info = decoder.info
         guard info.width > 0, info.height > 0 else { throw .corrupt("image has zero width or height") }
-        guard info.width.multipliedReportingOverflow(by: info.height).partialValue <= maxPixels,
-              info.width <= Int(Int32.max) / 8, info.height <= Int(Int32.max) / 8 else {
-            throw .tooLarge(width: info.width, height: info.height, limit: maxPixels)
-        }
+        try checkPixels(width: info.width, height: info.height, maxPixels: maxPixels)
         return try body(decoder)
+    }
+
+    /// The one pixel-count limit: every decode checks its header against it, and a cache checks a stored original's
+    /// size against a request's lower limit with it before reading a byte.
+    package static func checkPixels(width: Int, height: Int, maxPixels: Int) throws(ImageDecodeError) {
+        guard width.multipliedReportingOverflow(by: height).partialValue <= maxPixels,
+              width <= Int(Int32.max) / 8, height <= Int(Int32.max) / 8 else {
+            throw .tooLarge(width: width, height: height, limit: maxPixels)
+        }
     }
 
     /// Maps a glue status and the library's message to the public error.

@@ -28,6 +28,9 @@ public struct GeometryOptions: Sendable, Hashable {
     public var padding = Padding()
     /// Clockwise degrees after EXIF orientation: 0, 90, 180 or 270.
     public var rotate = 0
+    /// imgproxy's `max_result_dimension`: the result (extend and padding included) is scaled down, dpr with it,
+    /// until neither side is over this; 0 or less is no limit. nil: not given (a server's default may apply).
+    public var maxResultDimension: Int?
 
     public init() {}
 

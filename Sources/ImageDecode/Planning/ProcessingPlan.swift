@@ -57,7 +57,7 @@ public struct ProcessingPlan: Sendable, Equatable {
                             from: source, gravity: cropGravity, offsetScale: 1)
         sourceCrop = crop.rect
         let toScale = Size(width: sourceCrop.width, height: sourceCrop.height)
-        let scale = Self.scale(toScale, geometry)
+        let scale = Self.limitScale(toScale, geometry, scale: Self.scale(toScale, geometry))
         (scaleX, scaleY, dprScale) = (scale.x, scale.y, scale.dpr)
 
         let sizes = Self.sizes(toScale, geometry, scaleX: scaleX, scaleY: scaleY, dprScale: dprScale)
@@ -186,6 +186,26 @@ public struct ProcessingPlan: Sendable, Equatable {
         wshrink = min(wshrink, srcW)
         hshrink = min(hshrink, srcH)
         return (1 / wshrink, 1 / hshrink, dpr)
+    }
+
+    /// prepare.go limitScale (`max_result_dimension`): the output's size as extend, extend-aspect-ratio and padding
+    /// will make it; when a side is over the limit, the scales and dpr shrink by one factor (never below a pixel).
+    static func limitScale(_ source: Size, _ g: GeometryOptions, scale: (x: Double, y: Double, dpr: Double))
+        -> (x: Double, y: Double, dpr: Double) {
+        guard let limit = g.maxResultDimension, limit > 0 else { return scale }
+        let sizes = sizes(source, g, scaleX: scale.x, scaleY: scale.y, dprScale: scale.dpr)
+        var width = PlanArithmetic.minNonZero(sizes.scaled.width, sizes.resultCrop.width)
+        var height = PlanArithmetic.minNonZero(sizes.scaled.height, sizes.resultCrop.height)
+        if g.extend {
+            (width, height) = (max(width, sizes.target.width), max(height, sizes.target.height))
+        } else if g.extendAspectRatio {
+            (width, height) = (max(width, sizes.aspectCanvas.width), max(height, sizes.aspectCanvas.height))
+        }
+        width += PlanArithmetic.scaleToEven(g.padding.left, scale.dpr) + PlanArithmetic.scaleToEven(g.padding.right, scale.dpr)
+        height += PlanArithmetic.scaleToEven(g.padding.top, scale.dpr) + PlanArithmetic.scaleToEven(g.padding.bottom, scale.dpr)
+        guard width > limit || height > limit else { return scale }
+        let down = Double(limit) / Double(max(width, height))
+        return (max(scale.x * down, 1 / Double(source.width)), max(scale.y * down, 1 / Double(source.height)), scale.dpr * down)
     }
 
     /// prepare.go calcSizes: the box in device pixels, the scaled size, the result crop and the

@@ -47,6 +47,15 @@ struct OptionArguments {
         return value
     }
 
+    /// Megapixels ≥ 0 as whole pixels (imgproxy's parseResolution truncates), read so that the canonical form's six
+    /// decimals (`ProcessingOptions.megapixels`) give back the same count.
+    func megapixels(_ index: Int) throws(ProcessingError) -> Int? {
+        guard let value = try number(index) else { return nil }
+        guard value < 1e9 else { throw bad(index, "megapixels below 1000000000") }
+        let pixels = value * 1e6
+        return abs(pixels - pixels.rounded()) < 1e-6 ? Int(pixels.rounded()) : Int(pixels)
+    }
+
     /// A filter's sigma, 0…`ProcessingOptions.maxSigma`.
     func sigma(_ index: Int) throws(ProcessingError) -> Double? {
         guard let value = try number(index) else { return nil }

@@ -5,6 +5,7 @@ public enum OptionName: String, Sendable, CaseIterable {
     case extendAspectRatio, gravity, crop, padding, autoRotate, rotate, background, blur, sharpen, pixelate
     case quality, formatQuality, maxBytes, format, stripMetadata, keepCopyright, stripColorProfile
     case skipProcessing, raw, cacheBuster, expires, filename, returnAttachment, preset
+    case maxResultDimension, maxSourceResolution, maxSourceFileSize
 
     /// imgproxy's spellings: the long name first, the short one (used by the canonical form) last.
     public var spellings: [String] {
@@ -44,10 +45,19 @@ public enum OptionName: String, Sendable, CaseIterable {
         case .filename: ["filename", "fn"]
         case .returnAttachment: ["return_attachment", "att"]
         case .preset: ["preset", "pr"]
+        case .maxResultDimension: ["max_result_dimension", "mrd"]
+        case .maxSourceResolution: ["max_src_resolution", "msr"]
+        case .maxSourceFileSize: ["max_src_file_size", "msfs"]
         }
     }
 
     public var shortName: String { spellings[spellings.count - 1] }
+
+    /// imgproxy's security options: a URL may name them only where the server allows it
+    /// (`IMGPROXY_ALLOW_SECURITY_OPTIONS`, `serve --allow-security-options`).
+    public var isSecurityOption: Bool {
+        self == .maxResultDimension || self == .maxSourceResolution || self == .maxSourceFileSize
+    }
 
     private static let bySpelling: [String: OptionName] = Dictionary(
         uniqueKeysWithValues: allCases.flatMap { name in name.spellings.map { ($0, name) } })
@@ -73,7 +83,6 @@ public enum OptionName: String, Sendable, CaseIterable {
         "page", "pg", "pages", "pgs", "disable_animation", "da", "video_thumbnail_second", "vts",
         "video_thumbnail_keyframes", "vtk", "video_thumbnail_tile", "vtt", "video_thumbnail_animation", "vta",
         "fallback_image_url", "fiu", "bypass_cache", "bc", "cache_tags", "ct", "hashsum", "hs",
-        "max_src_resolution", "msr", "max_src_file_size", "msfs", "max_animation_frames", "maf",
-        "max_animation_frame_resolution", "mafr", "max_result_dimension", "mrd",
+        "max_animation_frames", "maf", "max_animation_frame_resolution", "mafr",
     ]
 }

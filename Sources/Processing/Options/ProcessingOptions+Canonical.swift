@@ -47,6 +47,10 @@ extension ProcessingOptions {
         if let stripColorProfile { add(.stripColorProfile, stripColorProfile ? "1" : "0") }
         if !skipProcessing.isEmpty { add(.skipProcessing, skipProcessing.map(\.rawValue).sorted()) }
         if raw { add(.raw, "1") }
+        // The limits change what is answered (a refusal, a smaller image), so a variant made under one is not another's.
+        if let limit = g.maxResultDimension, limit > 0 { add(.maxResultDimension, String(limit)) }
+        if let maxSourceResolution { add(.maxSourceResolution, Self.megapixels(maxSourceResolution)) }
+        if let maxSourceFileSize, maxSourceFileSize > 0 { add(.maxSourceFileSize, String(maxSourceFileSize)) }
         return parts.joined(separator: "/")
 
         func add(_ name: OptionName, _ arguments: [String]) { parts.append(([name.shortName] + arguments).joined(separator: ":")) }
@@ -55,6 +59,14 @@ extension ProcessingOptions {
     /// Whole numbers without a decimal point, others in Swift's shortest round-tripping form.
     static func number(_ value: Double) -> String {
         value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(value)
+    }
+
+    /// Pixels as megapixels with at most six decimals, exactly (`0.00001` for 10).
+    static func megapixels(_ pixels: Int) -> String {
+        let fraction = String(pixels % 1_000_000)
+        let decimals = String(repeating: "0", count: 6 - fraction.count) + fraction
+        let trimmed = decimals.reversed().drop { $0 == "0" }.reversed()
+        return "\(pixels / 1_000_000)" + (trimmed.isEmpty ? "" : "." + String(trimmed))
     }
 
     static func gravity(_ gravity: Gravity, droppingCenter: Bool = false) -> [String] {

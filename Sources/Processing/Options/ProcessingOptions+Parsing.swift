@@ -95,6 +95,9 @@ extension ProcessingOptions {
         case .filename: try applyFilename(args)
         case .returnAttachment: returnAttachment = try args.single().flag(0) ?? returnAttachment
         case .preset: try applyPresets(arguments.filter { !$0.isEmpty }, presets: presets)
+        case .maxResultDimension: geometry.maxResultDimension = try args.single().integer(0).map { max(0, $0) } ?? geometry.maxResultDimension
+        case .maxSourceResolution: maxSourceResolution = try args.single().megapixels(0) ?? maxSourceResolution
+        case .maxSourceFileSize: maxSourceFileSize = try args.single().count(0) ?? maxSourceFileSize
         }
     }
 

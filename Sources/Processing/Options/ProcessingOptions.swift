@@ -35,6 +35,11 @@ public struct ProcessingOptions: Sendable, Hashable {
     public var skipProcessing: Set<ImageFormat> = []
     /// Stream the source unprocessed.
     public var raw = false
+    /// `max_src_resolution` in pixels (the URL gives megapixels): a larger source is refused. nil: the server's limit
+    /// alone; a URL's value never raises it (`SourceLimits`).
+    public var maxSourceResolution: Int?
+    /// `max_src_file_size` in bytes: a larger source is refused; 0 or nil: the server's limit alone.
+    public var maxSourceFileSize: Int?
     // The rest changes the answer's headers or the URL, never the pixels (left out of `canonical`).
     public var cacheBuster: String?
     /// Unix time after which the URL is refused (`checkNotExpired(now:)`).

@@ -24,22 +24,24 @@ public struct ProcessingPath: Sendable, Equatable {
                       presets: presets, onlyPresets: onlyPresets)
     }
 
-    /// `segments`: the path split on "/", the signature first; restored (`RestoredPath`) before it is read.
+    /// `segments`: the path split on "/", the signature first; restored (`RestoredPath`) before it is read. `base`:
+    /// the options before the `default` preset and the URL's (a server's client hints, as imgproxy applies them).
     public init<Segment: StringProtocol>(segments: [Segment], presets: Presets = Presets(),
-                                         onlyPresets: Bool = false) throws(ProcessingError) {
+                                         onlyPresets: Bool = false, base: ProcessingOptions = ProcessingOptions()) throws(ProcessingError) {
         guard segments.count >= 2 else {
             throw .badPath("expected /<signature>/<options>/<source>, got \(segments.count) path segment(s)")
         }
-        try self.init(restored: RestoredPath(segments: segments), presets: presets, onlyPresets: onlyPresets)
+        try self.init(restored: RestoredPath(segments: segments), presets: presets, onlyPresets: onlyPresets, base: base)
     }
 
-    public init(restored: RestoredPath, presets: Presets = Presets(), onlyPresets: Bool = false) throws(ProcessingError) {
+    public init(restored: RestoredPath, presets: Presets = Presets(), onlyPresets: Bool = false,
+                base: ProcessingOptions = ProcessingOptions()) throws(ProcessingError) {
         signature = restored.signature
         let rest = restored.segments
         guard !rest.isEmpty else { throw .badPath("the source URL is missing after the signature") }
         signedPart = restored.signedPart
 
-        options = ProcessingOptions()
+        options = base
         try options.applyDefaultPreset(presets)
         var sourceStart = rest.startIndex
         if onlyPresets {

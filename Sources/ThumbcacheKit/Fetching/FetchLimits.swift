@@ -20,6 +20,11 @@ public struct FetchLimits: Sendable, Equatable {
         (self.totalTimeout, self.maxRedirects, self.maxConnectionsPerHost) = (totalTimeout, maxRedirects, maxConnectionsPerHost)
     }
 
+    /// The one size check of a download or a file: refuses `bytes` over `maxDownloadBytes`.
+    func checkSize(_ bytes: Int, url: String) throws(PipelineError) {
+        guard bytes <= maxDownloadBytes else { throw .downloadTooLarge(url: url, limit: maxDownloadBytes) }
+    }
+
     /// A thumbnail's original: large images, and a server may wait long for a slow origin.
     public static let originals = FetchLimits(maxDownloadBytes: 50_000_000, totalTimeout: .seconds(300))
     /// A `DataCache`'s bodies, held in memory for `processData`.

@@ -4,7 +4,7 @@ import ImageDecode
 /// Reads originals from local files. The file's size and modification time play the validators' role:
 /// an unchanged file is "not modified", a changed one is read again.
 struct FileFetcher: Sendable {
-    let maxBytes: Int
+    let limits: FetchLimits
     let policy: SourcePolicy
 
     func fetch(_ path: String, conditional: [(String, String)]) throws(PipelineError) -> FetchOutcome {
@@ -14,9 +14,11 @@ struct FileFetcher: Sendable {
         // Opened first and checked on the descriptor, so what is checked is what is read. O_NONBLOCK: opening a
         // FIFO must not wait for a writer (it is refused below, as every non-regular file is); regular files
         // ignore it.
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        let fd = policy.pathBelowLocalRoot(path).map { Self.openBeneath(policy.localRoot ?? "/", $0) }
+            ?? open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else {
             if errno == ENOENT || errno == ENOTDIR { throw .fileNotFound(path: path) }
+            if errno == ELOOP { throw .sourceRefused(url: url, reason: "a symbolic link under the local root: local sources follow none") }
             throw .fileUnreadable(path: path, reason: String(cString: strerror(errno)))
         }
         defer { close(fd) }
@@ -33,7 +35,7 @@ struct FileFetcher: Sendable {
         if conditional.contains(where: { $0.0 == "If-None-Match" && $0.1 == etag }) {
             return .notModified(headers: headers, requestTime: requestTime, responseTime: Date())
         }
-        guard size <= maxBytes else { throw .downloadTooLarge(url: url, limit: maxBytes) }
+        try limits.checkSize(size, url: url)
         let data = try readAll(fd, path: path, url: url)
         guard ImageFormat.sniff(data) != nil else { throw .notAnImage(url: url, contentType: nil) }
         return .body(FetchedOriginal(data: data), headers: headers, requestTime: requestTime, responseTime: Date())
@@ -50,9 +52,33 @@ struct FileFetcher: Sendable {
                 throw .fileUnreadable(path: path, reason: String(cString: strerror(errno)))
             }
             if n == 0 { return data }
-            guard data.count + n <= maxBytes else { throw .downloadTooLarge(url: url, limit: maxBytes) }
+            try limits.checkSize(data.count + n, url: url)
             data.append(contentsOf: buffer[0..<n])
         }
+    }
+
+    /// Opens `relative` beneath `root` one component at a time, following no symbolic link (`O_NOFOLLOW`: a link
+    /// fails with ELOOP) and no `.` or `..` (refused before any open), so no spelling and no link reaches a file
+    /// outside the root. A descriptor, or -1 with errno set.
+    static func openBeneath(_ root: String, _ relative: String) -> Int32 {
+        let components = relative.split(separator: "/")
+        guard !components.isEmpty, !components.contains(where: { $0 == "." || $0 == ".." }) else { errno = ENOENT; return -1 }
+        var directory = open(root, O_RDONLY | O_CLOEXEC | O_DIRECTORY)
+        guard directory >= 0 else { return -1 }
+        for (index, component) in components.enumerated() {
+            let last = index == components.count - 1
+            let name = String(component)
+            let next = openat(directory, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | (last ? O_NONBLOCK : O_DIRECTORY))
+            var failure = errno
+            // A link to a directory fails O_DIRECTORY as ENOTDIR: told apart, so it is refused as the link it is.
+            var info = stat()
+            if next < 0, failure == ENOTDIR, fstatat(directory, name, &info, AT_SYMLINK_NOFOLLOW) == 0,
+               info.st_mode & S_IFMT == S_IFLNK { failure = ELOOP }
+            close(directory)
+            guard next >= 0 else { errno = failure; return -1 }
+            directory = next
+        }
+        return directory
     }
 
     private static func describeType(_ mode: mode_t) -> String {

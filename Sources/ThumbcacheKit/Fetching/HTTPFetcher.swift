@@ -231,8 +231,8 @@ final class HTTPFetcher: Sendable {
         guard (200..<300).contains(response.status.code) else {
             throw PipelineError.httpStatus(url: url, status: Int(response.status.code))
         }
-        if let declared = response.headers.first(name: "content-length").flatMap({ HTTPInteger.parse($0) }), declared > limits.maxDownloadBytes {
-            throw PipelineError.downloadTooLarge(url: url, limit: limits.maxDownloadBytes)
+        if let declared = response.headers.first(name: "content-length").flatMap({ HTTPInteger.parse($0) }) {
+            try limits.checkSize(declared, url: url)
         }
         let contentType = response.headers.first(name: "content-type")
         let encoding = response.headers.first(name: "content-encoding").flatMap { $0.lowercased() == "identity" ? nil : $0 }
@@ -255,9 +255,7 @@ final class HTTPFetcher: Sendable {
         let download = try DownloadFile(in: downloads)
         var sniffed = false
         for try await chunk in body {
-            guard download.byteCount + chunk.readableBytes <= limits.maxDownloadBytes else {
-                throw PipelineError.downloadTooLarge(url: url, limit: limits.maxDownloadBytes)
-            }
+            try limits.checkSize(download.byteCount + chunk.readableBytes, url: url)
             try chunk.withUnsafeReadableBytes { bytes in try download.append(bytes) }
             // Refuse an HTML error page (or anything else) as soon as its first bytes arrive.
             if !sniffed && download.byteCount >= ImageFormat.signatureLength {
@@ -273,9 +271,7 @@ final class HTTPFetcher: Sendable {
     private func receiveData(_ body: HTTPClientResponse.Body, url: String) async throws -> FetchedOriginal {
         var data = Data()
         for try await chunk in body {
-            guard data.count + chunk.readableBytes <= limits.maxDownloadBytes else {
-                throw PipelineError.downloadTooLarge(url: url, limit: limits.maxDownloadBytes)
-            }
+            try limits.checkSize(data.count + chunk.readableBytes, url: url)
             data.append(contentsOf: chunk.readableBytesView)
         }
         return FetchedOriginal(data: data)

@@ -17,11 +17,15 @@ public struct SourcePolicy: Sendable, Equatable {
     /// Every other non-public address: private (10/8, 172.16/12, 192.168/16, fc00::/7), shared (100.64/10),
     /// link-local (169.254/16, fe80::/10), multicast, broadcast and reserved ranges.
     public var allowPrivate: Bool
+    /// A directory whose files are allowed whatever `allowLoopback` says (imgproxy's local filesystem root, `serve
+    /// --local-root`): absolute, without symbolic links in it (`FileFetcher` opens files beneath it following none).
+    public var localRoot: String?
 
-    public init(allowedPrefixes: [String] = [], allowLoopback: Bool = true, allowPrivate: Bool = true) {
+    public init(allowedPrefixes: [String] = [], allowLoopback: Bool = true, allowPrivate: Bool = true, localRoot: String? = nil) {
         self.allowedPrefixes = allowedPrefixes
         self.allowLoopback = allowLoopback
         self.allowPrivate = allowPrivate
+        self.localRoot = localRoot
     }
 
     /// Any source, any address: thumbcache's CLI.
@@ -86,8 +90,17 @@ public struct SourcePolicy: Sendable, Equatable {
         return rest.allSatisfy { $0.isWhitespace || "?#;".contains($0) }
     }
 
+    /// The path of `path` below `localRoot` ("a/b.jpg"), when it is under it; nil otherwise.
+    func pathBelowLocalRoot(_ path: String) -> String? {
+        guard let localRoot else { return nil }
+        let root = localRoot.hasSuffix("/") ? localRoot : localRoot + "/"
+        guard path.hasPrefix(root), path.count > root.count else { return nil }
+        return String(path.dropFirst(root.count))
+    }
+
     /// Why the local file `path` (normalised `file://` URL `normalized`) is refused, or nil.
     func refusal(ofFile normalized: String) -> String? {
+        if pathBelowLocalRoot(String(normalized.dropFirst("file://".count))) != nil { return nil }
         guard allowLoopback else { return "local files are not allowed sources" }
         guard allowedPrefixes.isEmpty || allowedPrefixes.contains(where: { normalized.hasPrefix($0) }) else {
             return "\(normalized) is not under an allowed source prefix"

@@ -105,7 +105,7 @@ extension ThumbnailPipeline {
     private func fetch(_ source: ImageSource, conditional: [(String, String)]) async throws(PipelineError) -> FetchOutcome {
         switch source.kind {
         case .file:
-            return try FileFetcher(maxBytes: configuration.fetchLimits.maxDownloadBytes, policy: configuration.sourcePolicy)
+            return try FileFetcher(limits: configuration.fetchLimits, policy: configuration.sourcePolicy)
                 .fetch(source.location, conditional: conditional)
         case .http:
             guard let location = source.http else { throw .invalidSource(source.normalized, "not a valid http(s) URL") }

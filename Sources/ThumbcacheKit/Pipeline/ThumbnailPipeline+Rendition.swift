@@ -123,6 +123,12 @@ extension ThumbnailPipeline {
         let downloadedBytes = origin.servedFrom == .network ? origin.downloadedBytes : 0
         let original = origin.metadata.original
         let sourceFormat = ImageFormat(rawValue: original.format)
+        let limits = SourceLimits(configuration: configuration, options: options)
+        do { try limits.check(original, url: url) } catch {
+            // Within the owner's limits, the original serves other requests.
+            keepOriginal(of: origin, key: key)
+            throw error
+        }
         func result(_ data: Data, _ format: ImageFormat, width: Int, height: Int, rendered: Bool, stored: Int = 0,
                     notCachedBecause: String? = nil) -> ThumbnailResult {
             ThumbnailResult(data: data, format: format, width: width, height: height, servedFrom: origin.servedFrom,
@@ -188,7 +194,7 @@ extension ThumbnailPipeline {
         }
         let renderer = ProcessedRenderer(options: options, input: input, inputIsOriginal: inputIsOriginal, original: original,
                                          maxResultSide: configuration.maxResultSide,
-                                         limits: RenderLimits(maxPixels: configuration.maxPixels,
+                                         limits: RenderLimits(maxPixels: limits.maxPixels,
                                                               maxDecodeMemory: configuration.maxDecodeMemory,
                                                               maxEffectWork: configuration.maxEffectWork),
                                          metadata: configuration.metadata)

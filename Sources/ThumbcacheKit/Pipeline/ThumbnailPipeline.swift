@@ -238,11 +238,16 @@ public final class ThumbnailPipeline: Sendable {
     /// other options, reads it from disk rather than download it again. (An original that cannot be decoded,
     /// or is over the pixel or memory limits, is never stored.)
     func keepDownload(of origin: Origin, key: String, after error: any Error) {
-        guard origin.storable, let downloaded = origin.downloaded else { return }
         switch error as? PipelineError {
-        case .cancelled, .processing: _ = try? saveOriginal(downloaded, of: origin, key: key, thumbnail: nil)
+        case .cancelled, .processing: keepOriginal(of: origin, key: key)
         default: return
         }
+    }
+
+    /// Stores a just-downloaded original without any rendition of it (a failed store is only a miss later).
+    func keepOriginal(of origin: Origin, key: String) {
+        guard origin.storable, let downloaded = origin.downloaded else { return }
+        _ = try? saveOriginal(downloaded, of: origin, key: key, thumbnail: nil)
     }
 
     /// Drops every rendition of a source from the memory cache (a walk of its keys: done only when a source is

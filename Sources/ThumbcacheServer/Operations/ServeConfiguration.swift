@@ -26,7 +26,25 @@ package struct ServeConfiguration: Sendable {
     package var onlyPresets = false
     /// Allows a non-loopback bind without a key: an open image proxy.
     package var allowUnsigned = false
+    /// The server's hard limit: the short grammar's largest size and the longest side of any processed image (a
+    /// larger result is refused, whatever `max_result_dimension` says).
     package var maxSize = 2048
+    /// imgproxy's `IMGPROXY_MAX_RESULT_DIMENSION`: processing URLs that name no `max_result_dimension` are scaled
+    /// down to fit it; 0: none. At most `maxSize`.
+    package var maxResultDimension = 0
+    /// imgproxy's `IMGPROXY_ALLOW_SECURITY_OPTIONS`: URLs may name `max_result_dimension`, `max_src_resolution`
+    /// and `max_src_file_size` (else a 403).
+    package var allowSecurityOptions = false
+    /// imgproxy's `IMGPROXY_LOCAL_FILESYSTEM_ROOT`: `local:///path` sources are the files under this directory;
+    /// nil: `local://` is refused.
+    package var localRoot: String?
+    /// imgproxy's `IMGPROXY_BASE_URL`: prepended to every source that does not start with it.
+    package var sourceBaseURL: String?
+    /// imgproxy's `IMGPROXY_ENABLE_CLIENT_HINTS`: processing URLs take dpr and width from the client hints.
+    package var clientHints = false
+    /// imgproxy's `IMGPROXY_ENFORCE_WEBP`/`_AVIF`: a named format gives way to WebP/AVIF when `Accept` names it.
+    package var enforceWebP = false
+    package var enforceAVIF = false
     /// Bounds of the `max-age` sent: the source's remaining freshness, clamped.
     package var minTTL = 60
     package var maxTTL = 31_536_000
@@ -104,8 +122,53 @@ package struct ServeConfiguration: Sendable {
         (try? ThumbcacheEndpoints.source(prefix)) != nil
     }
 
+    /// The local root as the policy and the sources use it: absolute, symbolic links resolved (nil without one).
+    var resolvedLocalRoot: String? {
+        localRoot.map { URL(fileURLWithPath: $0).resolvingSymlinksInPath().path }
+    }
+
+    /// The check's request-level settings.
+    var checkRules: ThumbnailChecks.Rules {
+        var rules = ThumbnailChecks.Rules()
+        rules.maxResultDimension = maxResultDimension
+        rules.allowSecurityOptions = allowSecurityOptions
+        rules.clientHints = clientHints
+        rules.enforced = (enforceAVIF ? [ImageFormat.avif] : []) + (enforceWebP ? [.webp] : [])
+        rules.sources = SourceNames(baseURL: sourceBaseURL, localRoot: resolvedLocalRoot)
+        return rules
+    }
+
+    /// Why the request-level settings cannot be used, or nil.
+    private func requestSettingsProblem() -> String? {
+        if !(0...maxSize).contains(maxResultDimension) {
+            return "--max-result-dimension must be 0 (none) to --max-size (\(maxSize)): a larger result is refused anyway"
+        }
+        if let localRoot {
+            var isDirectory: ObjCBool = false
+            guard localRoot.hasPrefix("/"), FileManager.default.fileExists(atPath: localRoot, isDirectory: &isDirectory),
+                  isDirectory.boolValue else {
+                return "--local-root \(localRoot): must be the absolute path of an existing directory"
+            }
+            if resolvedLocalRoot == "/" {
+                return "--local-root /: would serve every file on the machine; name the directory of the images"
+            }
+        }
+        if let base = sourceBaseURL {
+            let local = base.lowercased().hasPrefix(SourceNames.localScheme)
+            if local ? localRoot == nil : !Self.isSourcePrefix(base) {
+                return "--source-base-url \(base): must be an http or https URL prefix (e.g. https://img.example.com/), "
+                    + "or local:/// with --local-root"
+            }
+        }
+        if !allowSecurityOptions, let name = presets.firstSecurityOption() {
+            return "a preset sets \(name), a security option: pass --allow-security-options, or remove it from the preset"
+        }
+        return nil
+    }
+
     /// Why this configuration must not start, or nil.
     package func problem() -> String? {
+        if let problem = requestSettingsProblem() { return problem }
         if key == nil && !allowUnsigned && !Self.isLoopback(host) {
             return "refusing to serve unsigned URLs on \(host): without --key anyone can use it as an open image proxy; "
                 + "set --key and --salt, bind to 127.0.0.1, or pass --allow-unsigned"
@@ -149,7 +212,7 @@ package struct ServeConfiguration: Sendable {
     /// The source policy: refused addresses unless opened, the prefixes, and loopback for the demo's samples.
     package var sourcePolicy: SourcePolicy {
         SourcePolicy(allowedPrefixes: allowedSources, allowLoopback: allowLoopbackSources || demo,
-                     allowPrivate: allowPrivateSources)
+                     allowPrivate: allowPrivateSources, localRoot: resolvedLocalRoot)
     }
 
     /// The bind address is loopback: `localhost`, or an address the source checks classify as loopback

@@ -22,15 +22,15 @@ final class PreparedHeads: Sendable {
         let uncacheable: Uncacheable?
         let revalidatesEveryUse: Bool
         let servedFrom: ServedFrom
-        let negotiated: Bool
+        let variation: AnswerVariation
         let serverName: String?
 
         /// Nil for a thumbnail without its digest (the responder hashes those per answer).
-        init?(_ result: ThumbnailResult, negotiated: Bool, serverName: String?) {
+        init?(_ result: ThumbnailResult, variation: AnswerVariation, serverName: String?) {
             guard let digest = result.contentDigest else { return nil }
             (self.digest, format, byteCount, freshUntil) = (digest, result.format, result.data.count, result.freshUntil)
             (lastModified, uncacheable, revalidatesEveryUse) = (result.lastModified, result.uncacheable, result.revalidatesEveryUse)
-            (servedFrom, self.negotiated, self.serverName) = (result.servedFrom, negotiated, serverName)
+            (servedFrom, self.variation, self.serverName) = (result.servedFrom, variation, serverName)
         }
     }
 
@@ -58,7 +58,7 @@ final class PreparedHeads: Sendable {
         if let head = heads.withLock({ heads in heads.first { $0.second == second && $0.facts == facts } }) { return head }
         guard let head = make() else { return nil }
         heads.withLock { heads in
-            heads.removeAll { $0.facts.format == facts.format && $0.facts.negotiated == facts.negotiated
+            heads.removeAll { $0.facts.format == facts.format && $0.facts.variation == facts.variation
                 && $0.facts.servedFrom == facts.servedFrom }
             if heads.count >= Self.kept { heads.removeFirst() }
             heads.append(head)

@@ -109,6 +109,8 @@ package struct ServeError: Error, Sendable, Equatable {
             "its path has something origins read differently (an escaped slash or backslash, a dot-like segment, a NUL)"
         } else if reason.contains("allowed source prefix") {
             "it is not under an allowed source prefix"
+        } else if reason.contains("symbolic link") {
+            "it is a symbolic link under the local root, and local sources follow none"
         } else if reason.contains("scheme is refused") {
             "it redirects to a scheme other than http or https"
         } else {

@@ -43,7 +43,7 @@ package final class ThumbcacheEndpoints: Sendable {
         signer = URLSigner(pairs: configuration.signingKeys)
         responder = ThumbnailResponder(minTTL: configuration.minTTL, maxTTL: configuration.maxTTL)
         checks = ThumbnailChecks(signer: signer, maxSize: configuration.maxSize, presets: configuration.presets,
-                                 onlyPresets: configuration.onlyPresets)
+                                 onlyPresets: configuration.onlyPresets, rules: configuration.checkRules)
         accessLog = AccessLog(format: configuration.logFormat, metrics: metrics)
         connections = OpenConnections(maximum: configuration.maxConnections)
     }
@@ -101,7 +101,7 @@ package final class ThumbcacheEndpoints: Sendable {
         let started = ContinuousClock.now
         do throws(ServeError) {
             guard !isStopping else { throw ServeError.unavailable("stopping", "the server is shutting down") }
-            let check = try checks.check(target: request.head.path ?? "", accept: request.headers[.accept])
+            let check = try checks.check(target: request.head.path ?? "", headers: request.headers)
             let result: ThumbnailResult
             if let hit = pipeline.memoryHit(for: check.source, check.rendition, format: check.format, negotiated: check.negotiated) {
                 metrics.memoryHitAnswered(fromBytes: false)
@@ -115,7 +115,7 @@ package final class ThumbcacheEndpoints: Sendable {
                 result = try await renderWithinDeadline(check)
             }
             metrics.thumbnail(result)
-            return responder.answer(for: result, requestHeaders: request.headers, negotiated: check.negotiated,
+            return responder.answer(for: result, requestHeaders: request.headers, variation: check.variation,
                                     disposition: check.disposition, elapsed: started.duration(to: .now))
         } catch {
             if let reason = error.refusalReason { metrics.refused(reason) }
@@ -132,7 +132,7 @@ package final class ThumbcacheEndpoints: Sendable {
         // `Connection: close` is the router's to honour (the connection closes after its answer); so is a list
         // too long to read whole (`HeaderList`), which might name it further on.
         guard !isStopping, headers[.connection].map({ HeaderList.containsToken($0, "close") != false }) != true,
-              let check = try? checks.check(target: path, accept: headers[.accept]),
+              let check = try? checks.check(target: path, headers: headers),
               // A disk hit whose bytes are in the page cache is answered here too: reading them does not block
               // (`read: .residentOnly`); one that would wait for the disk goes to the router, off the event loop.
               let result = pipeline.memoryHit(for: check.source, check.rendition, format: check.format, negotiated: check.negotiated)
@@ -142,7 +142,7 @@ package final class ThumbcacheEndpoints: Sendable {
         metrics.thumbnail(result)
         let (second, date) = AnswerHead.date.current
         if headers[.ifNoneMatch] == nil, headers[.ifModifiedSince] == nil,
-           let facts = PreparedHeads.Facts(result, negotiated: check.negotiated, serverName: serverName),
+           let facts = PreparedHeads.Facts(result, variation: check.variation, serverName: serverName),
            let prepared = check.heads.head(for: facts, second: second, make: {
                preparedHead(result, facts: facts, disposition: check.disposition, second: second, date: date, allocator: allocator)
            }) {
@@ -155,7 +155,7 @@ package final class ThumbcacheEndpoints: Sendable {
             return WireAnswer(head: head, body: method == .head ? nil : allocator.buffer(bytes: result.data), status: 200, contentLength: prepared.contentLength,
                               served: result.servedFrom.rawValue, loggedPath: check.loggedPath)
         }
-        let answer = responder.answer(for: result, requestHeaders: headers, negotiated: check.negotiated,
+        let answer = responder.answer(for: result, requestHeaders: headers, variation: check.variation,
                                       disposition: check.disposition, elapsed: started.duration(to: .now), second: second)
         var head = allocator.buffer(capacity: 512)
         AnswerHead.write(status: answer.status, fields: answer.headers, serverName: serverName, date: date, into: &head)
@@ -166,7 +166,7 @@ package final class ThumbcacheEndpoints: Sendable {
     /// The head of the unconditional answer to `result` this second, cut around `Server-Timing`.
     private func preparedHead(_ result: ThumbnailResult, facts: PreparedHeads.Facts, disposition: PreparedDisposition?,
                               second: Int, date: String, allocator: ByteBufferAllocator) -> PreparedHeads.Head? {
-        let answer = responder.answer(for: result, requestHeaders: [:], negotiated: facts.negotiated,
+        let answer = responder.answer(for: result, requestHeaders: [:], variation: facts.variation,
                                       disposition: disposition, elapsed: .zero, second: second)
         var (before, after) = (allocator.buffer(capacity: 384), allocator.buffer(capacity: 128))
         guard AnswerHead.write(status: answer.status, fields: answer.headers, serverName: facts.serverName, date: date,
@@ -274,7 +274,7 @@ package final class ThumbcacheEndpoints: Sendable {
             guard let data = Base64URL.decode(encoded[...]), let text = String(data: data, encoding: .utf8) else {
                 throw ServeError.badRequest("the source must be a URL encoded as base64url without padding")
             }
-            let source = try Self.source(text)
+            let source = try checks.source(text)
             let removed: Bool
             do { removed = try pipeline.remove(source: source) } catch { throw ServeError(error) }
             return .body(.ok, [.contentType: "application/json", .cacheControl: "no-store"],

@@ -1,19 +1,22 @@
 import Foundation
+import HTTPTypes
 import ImageDecode
 import Processing
 import ThumbcacheKit
 
 /// A thumbnail request that passed the one check both ways of answering use (`ThumbnailChecks.check`): its path
 /// parsed in either grammar (`ThumbnailPath`, or imgproxy's `ProcessingPath`), its signature accepted, an
-/// `expires` option not passed, its source parsed and allowed to be asked for (`ThumbcacheEndpoints.source`), and
-/// the format chosen (the path's, else negotiated from `Accept`).
+/// `expires` option not passed, its source parsed and allowed to be asked for (`SourceNames`), and the format chosen
+/// (the path's, else negotiated from `Accept`; an enforced one when `Accept` names it).
 struct ThumbnailCheck: Sendable {
     let rendition: Rendition
     let source: ImageSource
     /// The format to render (nil: the source's own, as the pipeline decides).
     let format: ImageFormat?
-    /// The format came from `Accept`, so the answer varies on it.
+    /// The format came from `Accept` by negotiation: the pipeline may answer the default format when smaller.
     let negotiated: Bool
+    /// The request fields the answer depends on (`Vary`).
+    let variation: AnswerVariation
     /// `Content-Disposition` as the processing options ask for it (`fn`, `att`), built once per format; nil: none
     /// is sent.
     let disposition: PreparedDisposition?
@@ -33,6 +36,7 @@ final class ThumbnailChecks: Sendable {
     private let maxSize: Int
     private let presets: Presets
     private let onlyPresets: Bool
+    private let rules: Rules
     /// Each remembered path is counted with the most its prepared heads and `Content-Disposition` values can hold:
     /// at most about 40 MiB in all.
     private let known = MemoryCache<String, Checked>(limits: .init(totalCost: 40 << 20, count: 10_000))
@@ -44,39 +48,80 @@ final class ThumbnailChecks: Sendable {
         let format: ImageFormat?
         /// `raw` answers the original whatever `Accept` says.
         let negotiates: Bool
+        /// A named format that `--enforce-webp`/`--enforce-avif` may replace (not `raw`'s).
+        let enforceable: Bool
+        /// The client hints shaped the options (a processing URL, with hints enabled).
+        let hinted: Bool
         let expires: Int64?
         let disposition: PreparedDisposition?
         let heads = PreparedHeads()
         let loggedPath: AccessLog.LoggedPath
     }
 
-    init(signer: URLSigner, maxSize: Int, presets: Presets = Presets(), onlyPresets: Bool = false) {
+    /// The server's request-level settings (`ServeConfiguration`), all off by default.
+    struct Rules: Sendable {
+        /// imgproxy's `IMGPROXY_MAX_RESULT_DIMENSION`: a processing URL's `max_result_dimension` when it names none.
+        var maxResultDimension = 0
+        /// imgproxy's `IMGPROXY_ALLOW_SECURITY_OPTIONS`: URLs may name `mrd`, `msr` and `msfs`.
+        var allowSecurityOptions = false
+        /// Read `Sec-CH-DPR`, `DPR`, `Sec-CH-Width` and `Width` for processing URLs (`ClientHints`).
+        var clientHints = false
+        /// Formats that replace a named one when `Accept` names them, the first named winning (AVIF before WebP).
+        var enforced: [ImageFormat] = []
+        var sources = SourceNames()
+    }
+
+    init(signer: URLSigner, maxSize: Int, presets: Presets = Presets(), onlyPresets: Bool = false, rules: Rules = Rules()) {
         self.signer = signer
         self.maxSize = maxSize
         self.presets = presets
         self.onlyPresets = onlyPresets
+        self.rules = rules
     }
 
     /// `target`: the request target as sent (a query is ignored); `accept`: the `Accept` field.
     func check(target: String, accept: String?, now: Int64 = Int64(time(nil))) throws(ServeError) -> ThumbnailCheck {
+        var headers = HTTPFields()
+        if let accept { headers[.accept] = accept }
+        return try check(target: target, headers: headers, now: now)
+    }
+
+    /// The check of one request: its target and the fields it reads (`Accept`, the client hints when enabled).
+    func check(target: String, headers: HTTPFields, now: Int64 = Int64(time(nil))) throws(ServeError) -> ThumbnailCheck {
         let path = Self.path(ofTarget: target)
+        let hints = rules.clientHints ? ClientHints(headers) : ClientHints()
+        // Hints change a processing URL's options, so each value of them is a check of its own.
+        let memoKey = hints.isEmpty ? path : path + hints.memoSuffix
         let checked: Checked
-        if let remembered = known.value(forKey: path) {
+        if let remembered = known.value(forKey: memoKey) {
             checked = remembered
         } else {
-            checked = try check(path)
-            known.set(checked, forKey: path, cost: path.utf8.count * 2 + PreparedHeads.maximumBytes
+            checked = try check(path, hints: hints)
+            known.set(checked, forKey: memoKey, cost: memoKey.utf8.count * 2 + PreparedHeads.maximumBytes
                       + (checked.disposition == nil ? 0 : PreparedDisposition.maximumBytes))
         }
         // imgproxy: 0 or less never expires.
         if let expires = checked.expires, expires > 0, expires < now { throw ServeError(ProcessingError.expired(at: expires)) }
-        return ThumbnailCheck(rendition: checked.rendition, source: checked.source,
-                              format: checked.negotiates ? AcceptNegotiation(accept).format : checked.format,
-                              negotiated: checked.negotiates,
+        var format = checked.format
+        var variation: AnswerVariation = checked.hinted ? .clientHints : []
+        if checked.negotiates {
+            format = AcceptNegotiation(headers[.accept]).format
+            variation.insert(.accept)
+        } else if checked.enforceable, !rules.enforced.isEmpty {
+            // imgproxy's IMGPROXY_ENFORCE_*: the named format gives way to an enforced one the client takes.
+            let accepted = AcceptNegotiation(headers[.accept])
+            format = rules.enforced.first(where: accepted.namesAccepted) ?? format
+            variation.insert(.accept)
+        }
+        return ThumbnailCheck(rendition: checked.rendition, source: checked.source, format: format,
+                              negotiated: checked.negotiates, variation: variation,
                               disposition: checked.disposition, heads: checked.heads, loggedPath: checked.loggedPath)
     }
 
-    private func check(_ path: String) throws(ServeError) -> Checked {
+    /// The source of a purge request: the same rule as a thumbnail's.
+    func source(_ text: String) throws(ServeError) -> ImageSource { try rules.sources.source(text) }
+
+    private func check(_ path: String, hints: ClientHints) throws(ServeError) -> Checked {
         guard path.utf8.first == UInt8(ascii: "/") else { throw .badRequest("the path must start with /") }
         let segments = path.utf8.dropFirst().split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
             .map { Substring($0) }
@@ -87,8 +132,8 @@ final class ThumbnailChecks: Sendable {
             // Its size and fit are free, which would reopen the URL space that presets close.
             if onlyPresets { throw ServeError(ProcessingError.onlyPresets(option: "the short grammar /<size>/<fit>")) }
             return Checked(rendition: .thumbnail(size: parsed.size, fit: parsed.fit),
-                           source: try ThumbcacheEndpoints.source(parsed.source), format: parsed.format,
-                           negotiates: parsed.format == nil, expires: nil,
+                           source: try rules.sources.source(parsed.source), format: parsed.format,
+                           negotiates: parsed.format == nil, enforceable: parsed.format != nil, hinted: false, expires: nil,
                            disposition: nil, loggedPath: AccessLog.loggedPath(path))
         case .processing:
             // The signature before anything is parsed, as imgproxy checks it: a request without a valid one learns
@@ -101,18 +146,39 @@ final class ThumbnailChecks: Sendable {
                         || (sent != restored.signedPart && signer.accepts(restored.signature, for: sent)) else { throw badSignature }
             }
             let parsed: ProcessingPath
-            do { parsed = try ProcessingPath(restored: restored, presets: presets, onlyPresets: onlyPresets) } catch {
+            do {
+                parsed = try ProcessingPath(restored: restored, presets: presets, onlyPresets: onlyPresets, base: hints.baseOptions)
+            } catch {
                 throw ServeError(error)
             }
-            let options = parsed.options
+            var options = parsed.options
+            try applySecurityRules(to: &options)
             let disposition = options.filename != nil || options.returnAttachment
                 ? PreparedDisposition(ContentDisposition(filename: options.filename, attachment: options.returnAttachment,
                                                          source: parsed.source))
                 : nil
-            return Checked(rendition: .processed(CanonicalOptions(options)), source: try ThumbcacheEndpoints.source(parsed.source),
+            return Checked(rendition: .processed(CanonicalOptions(options)), source: try rules.sources.source(parsed.source),
                            format: options.format, negotiates: options.format == nil && !options.raw,
+                           enforceable: options.format != nil && !options.raw, hinted: rules.clientHints,
                            expires: options.expires, disposition: disposition,
                            loggedPath: AccessLog.loggedPath(path))
+        }
+    }
+
+    /// imgproxy's security options: refused (403) unless the server allows them; then the server's default
+    /// `max_result_dimension` where the URL names none, so the canonical form, and the key, hold the limit applied.
+    private func applySecurityRules(to options: inout ProcessingOptions) throws(ServeError) {
+        if !rules.allowSecurityOptions {
+            let named: [OptionName] = [options.geometry.maxResultDimension == nil ? nil : .maxResultDimension,
+                                       options.maxSourceResolution == nil ? nil : .maxSourceResolution,
+                                       options.maxSourceFileSize == nil ? nil : .maxSourceFileSize].compactMap { $0 }
+            if let first = named.first {
+                throw .forbidden("security_option", "option \(first.spellings[0]) (\(first.shortName)) is a security option, which this "
+                                 + "server does not take from URLs: remove it, or start serve with --allow-security-options")
+            }
+        }
+        if options.geometry.maxResultDimension == nil, rules.maxResultDimension > 0 {
+            options.geometry.maxResultDimension = rules.maxResultDimension
         }
     }
 

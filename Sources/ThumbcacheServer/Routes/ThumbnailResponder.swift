@@ -14,10 +14,11 @@ struct ThumbnailResponder: Sendable {
     var minTTL: Int
     var maxTTL: Int
 
-    /// `disposition`: the processing URL's `fn`/`att`, sent with a 200. `negotiated`: the format came from `Accept`, so shared caches must key on it (`Vary: Accept`, on the
-    /// 304 too); a URL with an extension answers the same to every client and sends no `Vary`. `second`: now, in
+    /// `disposition`: the processing URL's `fn`/`att`, sent with a 200. `variation`: the request fields the answer
+    /// depends on (a format from `Accept`, client hints), which shared caches must key on (`Vary`, on the 304 too); a
+    /// URL with an extension answers the same to every client and sends no `Vary`. `second`: now, in
     /// whole seconds since 1970, the clock of the `Date` field the answer is sent with.
-    func answer(for result: ThumbnailResult, requestHeaders: HTTPFields, negotiated: Bool,
+    func answer(for result: ThumbnailResult, requestHeaders: HTTPFields, variation: AnswerVariation,
                 disposition: PreparedDisposition? = nil, elapsed: Duration, second: Int = Int(time(nil))) -> ServerAnswer {
         let etag = "\"" + (result.contentDigest ?? SHA256Digest.hex(bytes: result.data)).prefix(32) + "\""
         var headers: HTTPFields = [
@@ -27,7 +28,7 @@ struct ThumbnailResponder: Sendable {
             Self.serverTimingField: serverTiming(result, elapsed: elapsed),
         ]
         if let lastModified = result.lastModified { headers[.lastModified] = HTTPDate.format(lastModified) }
-        if negotiated { headers[.vary] = "Accept" }
+        variation.apply(to: &headers)
         if ConditionalRequest(requestHeaders).isNotModified(etag: etag, lastModified: result.lastModified) {
             return ServerAnswer(status: .notModified, headers: headers, body: nil, served: result.servedFrom.rawValue)
         }
