@@ -28,6 +28,10 @@ public struct GeometryOptions: Sendable, Hashable {
     public var padding = Padding()
     /// Clockwise degrees after EXIF orientation: 0, 90, 180 or 270.
     public var rotate = 0
+    /// imgproxy's `flip`, after `rotate`: mirror left-right, then top-bottom. The plan is made in the flipped
+    /// frame (crops and gravities mean what they say on the result), so only the renderer's orientation changes.
+    public var flipHorizontal = false
+    public var flipVertical = false
 
     public init() {}
 
