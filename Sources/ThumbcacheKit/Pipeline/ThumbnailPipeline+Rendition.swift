@@ -175,7 +175,8 @@ extension ThumbnailPipeline {
         var storedOriginal: StoredOriginal?  // owns the descriptor behind `input`
         let output = StandIn.Output(format: chosen, fallback: fallback,
                                     quality: options.quality(for: chosen, default: { qualities[$0] }))
-        if options.autoRotate, ladderSize == nil, let entry = origin.entry,
+        // A `trim` reads the original's own pixels, so it never renders from a rung.
+        if options.autoRotate, options.trim == nil, ladderSize == nil, let entry = origin.entry,
            let standIn = try standIn(options, output: output, original: entry.metadata.original,
                                      stored: entry.metadata.thumbnails, url: url),
            let data = try store.thumbnail(standIn.size, format: standIn.format, of: entry) {
@@ -188,7 +189,8 @@ extension ThumbnailPipeline {
                                          maxResultSide: configuration.maxResultSide,
                                          limits: RenderLimits(maxPixels: configuration.maxPixels,
                                                               maxDecodeMemory: configuration.maxDecodeMemory,
-                                                              maxEffectWork: configuration.maxEffectWork))
+                                                              maxEffectWork: configuration.maxEffectWork),
+                                         watermark: configuration.watermark)
         let rendered: Thumbnail
         do {
             // The estimate, from the header, is reserved for the decode once it has a worker (the gate, a server's
