@@ -34,13 +34,16 @@ struct RegionReader {
             let decoded = try decoder.start(shrink: geometry.shrink, convertToSRGB: convertToSRGB)
             let extent = decoder.decodedExtent ?? (Double(decoded.width), Double(decoded.height))
             let perX = extent.width / Double(decoder.info.width), perY = extent.height / Double(decoder.info.height)
+            // The source's extent in decoded pixels: all of them, or the trimmed rectangle's.
             let stored = geometry.stored
+            let (left, right) = bounds == nil ? (0, Double(decoded.width))
+                : (Double(stored.x) * perX, Double(stored.x + stored.width) * perX)
+            let (top, bottom) = bounds == nil ? (0, Double(decoded.height))
+                : (Double(stored.y) * perY, Double(stored.y + stored.height) * perY)
             let columns = Window(start: geometry.region.x * perX, length: geometry.region.width * perX, output: geometry.width,
-                                 lower: Double(stored.x) * perX, upper: Double(stored.x + stored.width) * perX,
-                                 available: decoded.width)
+                                 lower: left, upper: right, available: decoded.width)
             let rows = Window(start: geometry.region.y * perY, length: geometry.region.height * perY, output: geometry.height,
-                              lower: Double(stored.y) * perY, upper: Double(stored.y + stored.height) * perY,
-                              available: decoded.height)
+                              lower: top, upper: bottom, available: decoded.height)
             var resampler = Resampler(sourceWidth: columns.count, sourceHeight: rows.count, channels: decoded.channels,
                                       resizedWidth: columns.resized, resizedHeight: rows.resized,
                                       crop: (columns.firstOutput, rows.firstOutput, geometry.width, geometry.height),
