@@ -22,7 +22,7 @@ enum WatermarkComposite {
             let left = (across * tileWidth - image.width) / 2 - padX / 2
             let top = (down * tileHeight - image.height) / 2 - padY / 2
             let mark = tile
-            return composite(tile, over: image, opacity: opacity) { x, y in
+            return composite(tile, over: image, opacity: opacity, columns: 0..<image.width, rows: 0..<image.height) { x, y in
                 let tx = ((x + left) % tileWidth + tileWidth) % tileWidth, ty = ((y + top) % tileHeight + tileHeight) % tileHeight
                 return tx < mark.width && ty < mark.height ? (tx, ty) : nil
             }
@@ -31,10 +31,10 @@ enum WatermarkComposite {
                                              inner: .init(width: tile.width, height: tile.height),
                                              gravity: .compass(point, x: options.x, y: options.y), dpr: dprScale, overflow: true)
             guard at.x < image.width, at.y < image.height, -at.x < tile.width, -at.y < tile.height else { return image }
-            return composite(tile, over: image, opacity: opacity) { x, y in
-                let (tx, ty) = (x - at.x, y - at.y)
-                return tx >= 0 && tx < tile.width && ty >= 0 && ty < tile.height ? (tx, ty) : nil
-            }
+            // Only the rectangle the watermark covers is visited.
+            return composite(tile, over: image, opacity: opacity,
+                             columns: max(0, at.x)..<min(image.width, at.x + tile.width),
+                             rows: max(0, at.y)..<min(image.height, at.y + tile.height)) { x, y in (x - at.x, y - at.y) }
         }
     }
 
@@ -64,16 +64,16 @@ enum WatermarkComposite {
         return resampler.finish()
     }
 
-    /// `tile` (RGBA) over `image` where `source` maps a result pixel to a tile pixel; "over" with the tile's alpha
-    /// times `opacity`, rounded to bytes.
-    static func composite(_ tile: PixelBuffer, over image: PixelBuffer, opacity: Double,
+    /// `tile` (RGBA) over `image` in `columns` × `rows`, where `source` maps a result pixel to a tile pixel (nil:
+    /// none there); "over" with the tile's alpha times `opacity`, rounded to bytes.
+    static func composite(_ tile: PixelBuffer, over image: PixelBuffer, opacity: Double, columns: Range<Int>, rows: Range<Int>,
                           source: (_ x: Int, _ y: Int) -> (Int, Int)?) -> PixelBuffer {
         var out = image
         let channels = image.channels
         out.pixels.withUnsafeMutableBufferPointer { target in
             tile.pixels.withUnsafeBufferPointer { wm in
-                for y in 0..<image.height {
-                    for x in 0..<image.width {
+                for y in rows {
+                    for x in columns {
                         guard let (tx, ty) = source(x, y) else { continue }
                         let from = (ty * tile.width + tx) * 4
                         let alpha = Double(wm[from + 3]) / 255 * opacity
