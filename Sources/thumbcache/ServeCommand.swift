@@ -119,6 +119,26 @@ struct ServeCommand: AsyncParsableCommand {
         flag: "max-effect-work"), valueName: "operations"))
     var maxEffectWork: Int?
 
+    @Option(help: ArgumentHelp(EnvironmentFallback.help(
+        "Watermark image file drawn by a URL's watermark (wm) option (imgproxy's IMGPROXY_WATERMARK_PATH); read and decoded at start-up.",
+        flag: "watermark-path"), valueName: "path"))
+    var watermarkPath: String?
+
+    @Option(help: ArgumentHelp(EnvironmentFallback.help(
+        "Watermark image fetched once at start-up under the source policy (imgproxy's IMGPROXY_WATERMARK_URL).",
+        flag: "watermark-url"), valueName: "url"))
+    var watermarkUrl: String?
+
+    @Option(help: ArgumentHelp(EnvironmentFallback.help(
+        "Watermark image as base64 (imgproxy's IMGPROXY_WATERMARK_DATA); wins over --watermark-path, which wins over --watermark-url.",
+        flag: "watermark-data"), valueName: "base64"))
+    var watermarkData: String?
+
+    @Option(help: ArgumentHelp(EnvironmentFallback.help(
+        "Multiplies every URL's watermark opacity, above 0 and at most 1 (imgproxy's IMGPROXY_WATERMARK_OPACITY; default: 1).",
+        flag: "watermark-opacity"), valueName: "opacity"))
+    var watermarkOpacity: Double?
+
     @Option(help: ArgumentHelp(EnvironmentFallback.help("Smallest max-age sent, seconds (default: 60).", flag: "min-ttl")))
     var minTtl: Int?
 
@@ -222,6 +242,11 @@ struct ServeCommand: AsyncParsableCommand {
         } else {
             pipelineConfiguration.memoryLimits = .init(totalCost: CgroupMemoryLimit.suggestedCacheSize(limit: CgroupMemoryLimit.read()))
         }
+        do {
+            pipelineConfiguration.watermark = try await configuration.watermarkImage(pipeline: pipelineConfiguration)
+        } catch {
+            throw Console.Failure(description: error.description, exitCode: Console.Status.usage)
+        }
         let service = try ThumbcacheService(configuration: configuration, pipeline: pipelineConfiguration) { message in
             Console.error(message)
         }
@@ -267,6 +292,16 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.drainTimeout = try Self.duration(drainTimeout, "drain-timeout", allowingZero: true) ?? configuration.drainTimeout
         if let file = try EnvironmentFallback.value(memoryPressureFile, flag: "memory-pressure-file") {
             if file.isEmpty { configuration.watchesMemoryPressure = false } else { configuration.memoryPressureFile = file }
+        }
+        configuration.watermark = WatermarkSource.first(
+            data: try EnvironmentFallback.value(watermarkData, flag: "watermark-data"),
+            path: try EnvironmentFallback.value(watermarkPath, flag: "watermark-path"),
+            url: try EnvironmentFallback.value(watermarkUrl, flag: "watermark-url"))
+        if let opacity = try EnvironmentFallback.given(watermarkOpacity, flag: "watermark-opacity") {
+            guard opacity.value > 0, opacity.value <= 1 else {
+                throw opacity.failure("--watermark-opacity must be above 0 and at most 1")
+            }
+            configuration.watermarkOpacity = opacity.value
         }
         configuration.adminToken = try EnvironmentFallback.value(adminToken, flag: "admin-token", emptyIsError: true)
         configuration.demo = try EnvironmentFallback.flag(demo, flag: "demo")

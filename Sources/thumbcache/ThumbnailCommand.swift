@@ -35,6 +35,10 @@ struct ThumbnailCommand: ParsableCommand {
         valueName: "options"))
     var options: String?
 
+    @Option(help: ArgumentHelp(
+        "Watermark image drawn by a watermark (wm) option in --options, as serve's --watermark-path.", valueName: "path"))
+    var watermarkPath: String?
+
     @Option(name: .shortAndLong, help: "Output file (only with a single input).")
     var output: String?
 
@@ -78,6 +82,7 @@ struct ThumbnailCommand: ParsableCommand {
 
     func run() throws {
         let processing = try processingOptions()
+        let watermark = try watermarkImage()
         let qualities = try encode.qualities()
         let metadata = try encode.metadataPolicy()
         let format = try OutputFormat.resolve(output: output, format: format)
@@ -94,7 +99,7 @@ struct ThumbnailCommand: ParsableCommand {
                 thumbnail = try processing.map { options throws(ImageDecodeError) in
                     try Self.processed(.file(input), options: options, asked: request.format,
                                        quality: { quality ?? qualities[$0] }, request: request,
-                                       maxEffectWork: decode.maxEffectWork, metadata: metadata)
+                                       maxEffectWork: decode.maxEffectWork, metadata: metadata, watermark: watermark)
                 } ?? thumbnailer.makeThumbnail(from: .file(input), request)
             } catch {
                 refused = true
@@ -118,22 +123,39 @@ struct ThumbnailCommand: ParsableCommand {
         do { return try ProcessingOptions(parsing: options) } catch { throw ValidationError("--options: \(error)") }
     }
 
+    /// `--watermark-path` read and decoded once, as serve does at start-up; nil without it.
+    private func watermarkImage() throws -> WatermarkImage? {
+        guard let watermarkPath else { return nil }
+        guard let data = FileManager.default.contents(atPath: watermarkPath) else {
+            throw ValidationError("--watermark-path \(watermarkPath): no readable file there")
+        }
+        do { return try WatermarkImage(data: data) } catch {
+            throw ValidationError("--watermark-path \(watermarkPath): not an image thumbcache can decode (\(error))")
+        }
+    }
+
     /// The image `serve` renders for these options, planned from the file's header (one planner, one renderer).
     static func processed(_ input: EncodedImage, options: ProcessingOptions, asked: ImageFormat?, quality: (ImageFormat) -> Int,
                           request: ThumbnailRequest, maxEffectWork: Int,
-                          metadata: MetadataPolicy = MetadataPolicy()) throws(ImageDecodeError) -> Thumbnail {
+                          metadata: MetadataPolicy = MetadataPolicy(),
+                          watermark: WatermarkImage? = nil) throws(ImageDecodeError) -> Thumbnail {
         let info = try ImageDecoder.probe(input)
-        let plan: ProcessingPlan
+        let limits = RenderLimits(maxPixels: request.maxPixels, maxDecodeMemory: request.maxDecodeMemory)
+        var plan: ProcessingPlan
         do {
             plan = try options.plan(for: info, maxResultSide: ThumbnailRequest.maxSize)
             try options.checkEffectWork(of: plan, channels: info.hasAlpha ? 4 : 3, limit: maxEffectWork)
         } catch {
             throw .invalidRequest(error.description)
         }
+        if let trim = try options.trimBounds(of: input, limits: limits) {
+            do { plan = try options.plan(for: info, maxResultSide: ThumbnailRequest.maxSize, trim: trim) } catch {
+                throw .invalidRequest(error.description)
+            }
+        }
         return try options.render(input, plan: plan, sourceInfo: info, format: options.outputFormat(asked: asked, source: info.format),
-                                  defaultQuality: quality,
-                                  limits: RenderLimits(maxPixels: request.maxPixels, maxDecodeMemory: request.maxDecodeMemory),
-                                  convertToSRGB: request.convertToSRGB, metadataDefaults: metadata)
+                                  defaultQuality: quality, limits: limits, convertToSRGB: request.convertToSRGB,
+                                  metadataDefaults: metadata, watermark: watermark)
     }
 
     private func destination(for input: String, format: ImageFormat) -> String {

@@ -103,7 +103,7 @@ import Testing
                     "fn:%%%:1", "bl:-1", "mb:x"] {
             #expect(throws: ProcessingError.self, "\(bad)") { try ProcessingOptions(parsing: bad) }
         }
-        for unsupported in ["wm:0.5", "watermark:1", "t:10", "trim:10", "fl:1", "vts:5", "ra:lanczos3", "ush:auto",
+        for unsupported in ["wmt:abc", "watermark_url:abc", "wms:0.5", "vts:5", "ra:lanczos3", "ush:auto",
                             "maf:10", "bga:0.5", "page:2", "aq:dssim"] {
             let name = String(unsupported.prefix { $0 != ":" })
             #expect(throws: ProcessingError.notSupported(option: name)) { try ProcessingOptions(parsing: unsupported) }

@@ -62,7 +62,7 @@ import ThumbcacheKit
             ("bogus:1", 400, "unknown_option", ["bogus"]),
             ("rs:fill:abc:10", 400, "bad_argument", ["abc", "rs"]),
             ("q:101", 400, "bad_argument", ["101", "quality"]),
-            ("wm:0.5", 400, "not_supported", ["wm"]),
+            ("wmt:abc", 400, "not_supported", ["wmt"]),
             ("exp:1000", 404, "expired", ["1000"]),
             ("pr:nothing", 400, "unknown_preset", ["nothing"]),
             ("rs:fit:1500:1500/el:1", 400, "result_too_large", ["1500", "1000"]),

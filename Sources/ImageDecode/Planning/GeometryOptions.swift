@@ -31,6 +31,10 @@ public struct GeometryOptions: Sendable, Hashable {
     /// imgproxy's `max_result_dimension`: the result (extend and padding included) is scaled down, dpr with it,
     /// until neither side is over this; 0 or less is no limit. nil: not given (a server's default may apply).
     public var maxResultDimension: Int?
+    /// imgproxy's `flip`, after `rotate`: mirror left-right, then top-bottom. The plan is made in the flipped
+    /// frame (crops and gravities mean what they say on the result), so only the renderer's orientation changes.
+    public var flipHorizontal = false
+    public var flipVertical = false
 
     public init() {}
 

@@ -30,6 +30,9 @@ public struct ProcessingPlan: Sendable, Equatable {
     public let padding: GeometryOptions.Padding
     /// A smart or entropy gravity still to be resolved by looking at pixels; nil when the plan is final.
     public let detection: Detection?
+    /// imgproxy's `trim`: the part of the stored source (before any orientation) that the plan's source is, as
+    /// `TrimFinder` found it; nil: the whole source. The plan's source size is this rectangle's, upright.
+    public let trim: Rect?
 
     public var resultWidth: Int { canvas.width + padding.left + padding.right }
     public var resultHeight: Int { canvas.height + padding.top + padding.bottom }
@@ -43,8 +46,10 @@ public struct ProcessingPlan: Sendable, Equatable {
     }
 
     /// `sourceWidth`/`sourceHeight` are the upright (EXIF-oriented) size; `rotate` is applied here.
-    public init(sourceWidth: Int, sourceHeight: Int, geometry: GeometryOptions) {
+    /// With `trim`, `sourceWidth`/`sourceHeight` are the trimmed rectangle's upright size.
+    public init(sourceWidth: Int, sourceHeight: Int, geometry: GeometryOptions, trim: Rect? = nil) {
         self.geometry = geometry
+        self.trim = trim
         let quarterTurn = ((geometry.rotate % 360) + 360) % 180 == 90
         let (width, height) = quarterTurn ? (sourceHeight, sourceWidth) : (sourceWidth, sourceHeight)
         (self.sourceWidth, self.sourceHeight) = (max(1, width), max(1, height))
@@ -109,7 +114,7 @@ public struct ProcessingPlan: Sendable, Equatable {
         case .resultCrop: resolved.gravity = point
         }
         let unrotated = ((geometry.rotate % 360) + 360) % 180 == 90 ? (sourceHeight, sourceWidth) : (sourceWidth, sourceHeight)
-        return ProcessingPlan(sourceWidth: unrotated.0, sourceHeight: unrotated.1, geometry: resolved)
+        return ProcessingPlan(sourceWidth: unrotated.0, sourceHeight: unrotated.1, geometry: resolved, trim: trim)
     }
 
     // MARK: imgproxy's steps
@@ -268,8 +273,9 @@ public struct ProcessingPlan: Sendable, Equatable {
         return Placement(width: outer.width, height: outer.height, image: moved)
     }
 
-    /// calc_position.go calcPosition (without overflow): the inner rectangle's top-left corner.
-    static func position(outer: Size, inner: Size, gravity: Gravity, dpr: Double) -> (x: Int, y: Int) {
+    /// calc_position.go calcPosition: the inner rectangle's top-left corner, kept inside the outer one, or with
+    /// `overflow` (a watermark) only kept overlapping it by a pixel.
+    static func position(outer: Size, inner: Size, gravity: Gravity, dpr: Double, overflow: Bool = false) -> (x: Int, y: Int) {
         var left: Int, top: Int
         switch gravity {
         case let .focusPoint(x, y):
@@ -286,10 +292,15 @@ public struct ProcessingPlan: Sendable, Equatable {
             if point.isSouth { top = outer.height - inner.height - offY }
             if point.isWest { left = offX }
         case .smart, .entropy:
-            return position(outer: outer, inner: inner, gravity: .center, dpr: dpr)
+            return position(outer: outer, inner: inner, gravity: .center, dpr: dpr, overflow: overflow)
         }
-        left = max(0, min(left, outer.width - inner.width))
-        top = max(0, min(top, outer.height - inner.height))
+        if overflow {
+            left = max(1 - inner.width, min(left, outer.width - 1))
+            top = max(1 - inner.height, min(top, outer.height - 1))
+        } else {
+            left = max(0, min(left, outer.width - inner.width))
+            top = max(0, min(top, outer.height - inner.height))
+        }
         return (left, top)
     }
 }

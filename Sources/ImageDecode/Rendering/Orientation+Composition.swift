@@ -9,6 +9,15 @@ extension Orientation {
         }
     }
 
+    /// imgproxy's `rotate`, then its `flip` (horizontal, then vertical), as one transform: what follows the EXIF
+    /// orientation (processing/rotate_and_flip.go's order).
+    init(_ geometry: GeometryOptions) {
+        var transform = Orientation(clockwiseDegrees: geometry.rotate)
+        if geometry.flipHorizontal { transform = transform.followed(by: .flipHorizontal) }
+        if geometry.flipVertical { transform = transform.followed(by: .flipVertical) }
+        self = transform
+    }
+
     /// This transform, then `next`, as one: the renderer moves its pixels once. Found by matching where each of
     /// the eight transforms sends the pixels of a 2×3 image (small enough to check, asymmetric enough to tell
     /// them apart).

@@ -1,6 +1,7 @@
 /// Renders a `ProcessingPlan` (imgproxy's geometry) and `RenderEffects` into pixels. Data flows one way:
 /// decode only the rows and columns the result needs (with shrink-on-load) -> resize -> sRGB -> orient and
-/// rotate -> smart crop, if asked -> filters -> canvas (extend, padding) -> flatten onto the background.
+/// rotate and flip -> smart crop, if asked -> filters -> canvas (extend, padding) -> flatten onto the background ->
+/// watermark. `trim` is found before the plan (`TrimFinder`) and read here as the plan's source rectangle.
 /// Stateless and Sendable; every call owns its decoder, so calls may run concurrently.
 public struct PlanRenderer: Sendable {
     public init() {}
@@ -14,8 +15,8 @@ public struct PlanRenderer: Sendable {
     public func render(from input: EncodedImage, plan: ProcessingPlan, effects: RenderEffects = RenderEffects(),
                        autoRotate: Bool = true, limits: RenderLimits = RenderLimits(), convertToSRGB: Bool = true,
                        cancellation: RenderCancellation? = nil) throws(ImageDecodeError) -> PixelBuffer {
-        let reader = RegionReader(input: input, rotate: plan.geometry.rotate, autoRotate: autoRotate, limits: limits,
-                                  convertToSRGB: convertToSRGB, cancellation: cancellation)
+        let reader = RegionReader(input: input, transform: Orientation(plan.geometry), bounds: plan.trim, autoRotate: autoRotate,
+                                  limits: limits, convertToSRGB: convertToSRGB, cancellation: cancellation)
         var plan = plan
         if let detection = plan.detection, detection.stage == .sourceCrop {
             plan = try resolveOnSource(detection, plan: plan, reader: reader, effects: effects)
@@ -40,6 +41,10 @@ public struct PlanRenderer: Sendable {
         if let background = effects.background, image.hasAlpha {
             image = image.flattened(background: (background.red, background.green, background.blue))
         }
+        if let watermark = effects.watermark {
+            try cancellation.check()
+            image = WatermarkComposite.apply(watermark, to: image, dprScale: plan.dprScale)
+        }
         return image
     }
 
@@ -48,8 +53,8 @@ public struct PlanRenderer: Sendable {
     /// `overMemoryBudget` (or `tooLarge`) when `render` would refuse the input for it.
     public func workingMemory(for input: EncodedImage, plan: ProcessingPlan, effects: RenderEffects = RenderEffects(),
                               autoRotate: Bool = true, limits: RenderLimits = RenderLimits()) throws(ImageDecodeError) -> Int {
-        let reader = RegionReader(input: input, rotate: plan.geometry.rotate, autoRotate: autoRotate, limits: limits,
-                                  convertToSRGB: true)
+        let reader = RegionReader(input: input, transform: Orientation(plan.geometry), bounds: plan.trim, autoRotate: autoRotate,
+                                  limits: limits, convertToSRGB: true)
         return try reader.checkedWorkingMemory(Self.reading(plan), plan: plan,
                                                extra: { Self.outputMemory(plan, effects, source: $0) })
     }
@@ -118,6 +123,8 @@ public struct PlanRenderer: Sendable {
         let canvas = result != kept ? result * 4 : 0
         let flattened = effects.background != nil ? result * 4 : 0
         let grey = source.isGrey ? result * 2 : 0
-        return 3 * read.width * read.height * channels + filters + canvas + flattened + result * 4 + grey
+        // The scaled or tiled watermark is at most the result's size, and the composite a copy of the result.
+        let watermark = effects.watermark != nil ? result * 4 * 2 : 0
+        return 3 * read.width * read.height * channels + filters + canvas + flattened + watermark + result * 4 + grey
     }
 }

@@ -10,7 +10,10 @@ struct RegionReader {
     }
 
     let input: EncodedImage
-    let rotate: Int
+    /// What follows the EXIF orientation: `rotate`, then `flip` (`Orientation(_: GeometryOptions)`).
+    let transform: Orientation
+    /// The part of the stored image the plan is made against (`trim`), in stored pixels; nil: all of it.
+    var bounds: ProcessingPlan.Rect? = nil
     let autoRotate: Bool
     let limits: RenderLimits
     let convertToSRGB: Bool
@@ -31,10 +34,16 @@ struct RegionReader {
             let decoded = try decoder.start(shrink: geometry.shrink, convertToSRGB: convertToSRGB)
             let extent = decoder.decodedExtent ?? (Double(decoded.width), Double(decoded.height))
             let perX = extent.width / Double(decoder.info.width), perY = extent.height / Double(decoder.info.height)
-            let columns = Window(start: geometry.region.x * perX, length: geometry.region.width * perX,
-                                 output: geometry.width, available: decoded.width)
-            let rows = Window(start: geometry.region.y * perY, length: geometry.region.height * perY,
-                              output: geometry.height, available: decoded.height)
+            // The source's extent in decoded pixels: all of them, or the trimmed rectangle's.
+            let stored = geometry.stored
+            let (left, right) = bounds == nil ? (0, Double(decoded.width))
+                : (Double(stored.x) * perX, Double(stored.x + stored.width) * perX)
+            let (top, bottom) = bounds == nil ? (0, Double(decoded.height))
+                : (Double(stored.y) * perY, Double(stored.y + stored.height) * perY)
+            let columns = Window(start: geometry.region.x * perX, length: geometry.region.width * perX, output: geometry.width,
+                                 lower: left, upper: right, available: decoded.width)
+            let rows = Window(start: geometry.region.y * perY, length: geometry.region.height * perY, output: geometry.height,
+                              lower: top, upper: bottom, available: decoded.height)
             var resampler = Resampler(sourceWidth: columns.count, sourceHeight: rows.count, channels: decoded.channels,
                                       resizedWidth: columns.resized, resizedHeight: rows.resized,
                                       crop: (columns.firstOutput, rows.firstOutput, geometry.width, geometry.height),
@@ -86,8 +95,10 @@ struct RegionReader {
 
     /// A reading expressed in the stored image's pixels and orientation.
     private struct StoredGeometry {
-        /// Stored pixels to upright-and-rotated: EXIF orientation (when auto-rotating), then `rotate`.
+        /// Stored pixels to upright-and-rotated: EXIF orientation (when auto-rotating), then `rotate` and `flip`.
         let orientation: Orientation
+        /// The stored pixels the plan's source is (`bounds`, else the whole image): no filter reads outside them.
+        let stored: ProcessingPlan.Rect
         let region: ProcessingPlan.SourceRegion
         /// The resized size, in stored orientation.
         let width: Int
@@ -95,14 +106,17 @@ struct RegionReader {
 
         init(info: ImageInfo, reader: RegionReader, reading: Reading, planSourceWidth: Int, planSourceHeight: Int) {
             let exif = reader.autoRotate ? info.orientation : .identity
-            orientation = exif.followed(by: Orientation(clockwiseDegrees: reader.rotate))
-            let (storedWidth, storedHeight) = (Double(info.width), Double(info.height))
+            orientation = exif.followed(by: reader.transform)
+            stored = reader.bounds ?? ProcessingPlan.Rect(x: 0, y: 0, width: info.width, height: info.height)
+            let (storedWidth, storedHeight) = (Double(stored.width), Double(stored.height))
             let (inputWidth, inputHeight) = orientation.swapsAxes ? (storedHeight, storedWidth) : (storedWidth, storedHeight)
             let scaleX = inputWidth / Double(planSourceWidth), scaleY = inputHeight / Double(planSourceHeight)
             let r = reading.region
-            region = orientation.storedRegion(of: .init(x: r.x * scaleX, y: r.y * scaleY, width: r.width * scaleX,
-                                                        height: r.height * scaleY),
-                                              storedWidth: storedWidth, storedHeight: storedHeight)
+            var region = orientation.storedRegion(of: .init(x: r.x * scaleX, y: r.y * scaleY, width: r.width * scaleX,
+                                                            height: r.height * scaleY),
+                                                  storedWidth: storedWidth, storedHeight: storedHeight)
+            (region.x, region.y) = (region.x + Double(stored.x), region.y + Double(stored.y))
+            self.region = region
             (width, height) = orientation.swapsAxes ? (reading.height, reading.width) : (reading.width, reading.height)
         }
 
@@ -114,6 +128,8 @@ struct RegionReader {
     /// side (where the image has them), so the filter at the region's edges sees the pixels just outside it, as
     /// it would resizing the whole image; the resizer then keeps outputs `firstOutput ..< firstOutput + output`
     /// of `resized`. Whole pixels from `origin`; the window starts `offset` (0…1) into the first and spans `extent`.
+    /// `lower`…`upper` is the source's extent (a trimmed source is part of the decoded image): no margin reaches
+    /// past it, as imgproxy resizes the trimmed image alone.
     private struct Window {
         /// Lanczos3 reaches 3 output pixels when shrinking (fewer when enlarging); one more for rounding.
         static let margin = 4
@@ -125,15 +141,15 @@ struct RegionReader {
         let resized: Int
         let firstOutput: Int
 
-        init(start: Double, length: Double, output: Int, available: Int) {
+        init(start: Double, length: Double, output: Int, lower: Double, upper: Double, available: Int) {
             let perOutput = length / Double(output)
-            let before = perOutput > 0 ? Int(min(Double(Self.margin), max(0, start) / perOutput)) : 0
-            let after = perOutput > 0 ? Int(min(Double(Self.margin), max(0, Double(available) - start - length) / perOutput)) : 0
+            let before = perOutput > 0 ? Int(min(Double(Self.margin), max(0, start - lower) / perOutput)) : 0
+            let after = perOutput > 0 ? Int(min(Double(Self.margin), max(0, upper - start - length) / perOutput)) : 0
             let first = start - Double(before) * perOutput
             let span = length + Double(before + after) * perOutput
-            origin = min(max(0, Int(first.rounded(.down))), available - 1)
+            origin = min(max(max(0, Int(lower.rounded(.down))), Int(first.rounded(.down))), available - 1)
             offset = min(max(0, first - Double(origin)), 1)
-            let end = min(available, Int((first + span).rounded(.up)))
+            let end = min(available, Int(upper.rounded(.up)), Int((first + span).rounded(.up)))
             count = max(1, end - origin)
             extent = max(min(span, Double(count) - offset), 1e-9)
             resized = output + before + after

@@ -6,6 +6,7 @@ public enum OptionName: String, Sendable, CaseIterable {
     case quality, formatQuality, maxBytes, format, stripMetadata, keepCopyright, stripColorProfile
     case skipProcessing, raw, cacheBuster, expires, filename, returnAttachment, preset
     case maxResultDimension, maxSourceResolution, maxSourceFileSize
+    case flip, trim, watermark
 
     /// imgproxy's spellings: the long name first, the short one (used by the canonical form) last.
     public var spellings: [String] {
@@ -48,6 +49,9 @@ public enum OptionName: String, Sendable, CaseIterable {
         case .maxResultDimension: ["max_result_dimension", "mrd"]
         case .maxSourceResolution: ["max_src_resolution", "msr"]
         case .maxSourceFileSize: ["max_src_file_size", "msfs"]
+        case .flip: ["flip", "fl"]
+        case .trim: ["trim", "t"]
+        case .watermark: ["watermark", "wm"]
         }
     }
 
@@ -68,15 +72,15 @@ public enum OptionName: String, Sendable, CaseIterable {
         self = name
     }
 
-    /// imgproxy's other option names (its documentation, open-source and Pro): watermarks, trim, flip,
+    /// imgproxy's other option names (its documentation, open-source and Pro): Pro watermarks (URL, text, size),
     /// colour adjustments and filters, object detection, video and multi-page sources, encoder tuning,
     /// security overrides and cache controls. Refused with "not supported", not "unknown".
     public static let unsupported: Set<String> = [
         "resizing_algorithm", "ra", "objects_position", "obj_pos", "op", "crop_aspect_ratio", "crop_ar", "car",
-        "trim", "t", "flip", "fl", "background_alpha", "bga", "adjust", "a", "brightness", "br", "contrast", "co",
+        "background_alpha", "bga", "adjust", "a", "brightness", "br", "contrast", "co",
         "saturation", "sa", "monochrome", "mc", "duotone", "dt", "unsharp_masking", "ush", "blur_areas", "ba",
         "progressive_blur", "pbl", "blur_detections", "bd", "draw_detections", "dd", "crop_objects", "c_obj",
-        "colorize", "col", "gradient", "gr", "watermark", "wm", "watermark_url", "wmu", "watermark_text", "wmt",
+        "colorize", "col", "gradient", "gr", "watermark_url", "wmu", "watermark_text", "wmt",
         "watermark_size", "wms", "watermark_rotate", "wm_rot", "wmr", "watermark_shadow", "wmsh", "style", "st",
         "dpi", "preserve_hdr", "ph", "color_profile", "cp", "icc", "enforce_thumbnail", "eth", "autoquality", "aq",
         "jpeg_options", "jpgo", "png_options", "pngo", "webp_options", "webpo", "avif_options", "avifo",

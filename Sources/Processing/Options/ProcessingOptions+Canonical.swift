@@ -31,10 +31,24 @@ extension ProcessingOptions {
         }
         if !autoRotate { add(.autoRotate, "0") }
         if g.rotate != 0 { add(.rotate, String(g.rotate)) }
+        if g.flipHorizontal || g.flipVertical { add(.flip, g.flipHorizontal ? "1" : "0", g.flipVertical ? "1" : "0") }
+        if let trim {
+            add(.trim, Self.number(trim.threshold), trim.color?.hex ?? "", trim.equalHorizontal ? "1" : "0",
+                trim.equalVertical ? "1" : "0")
+        }
         if let background { add(.background, background.hex) }
         if blur > 0 { add(.blur, Self.number(blur)) }
         if sharpen > 0 { add(.sharpen, Self.number(sharpen)) }
         if pixelate > 1 { add(.pixelate, String(pixelate)) }
+        if watermark.isVisible {
+            let w = watermark
+            let position: String
+            switch w.position {
+            case .replicate: position = "re"
+            case .compass(let point): position = point.rawValue
+            }
+            add(.watermark, Self.number(w.opacity), position, Self.number(w.x), Self.number(w.y), w.scale > 0 ? Self.number(w.scale) : "")
+        }
         if quality > 0 { add(.quality, String(quality)) }
         // `q` overrides every `fq` (`quality(for:default:)`): with it, they change nothing and would only store the
         // same image under another name.

@@ -98,7 +98,52 @@ extension ProcessingOptions {
         case .maxResultDimension: geometry.maxResultDimension = try args.single().integer(0).map { max(0, $0) } ?? geometry.maxResultDimension
         case .maxSourceResolution: maxSourceResolution = try args.single().megapixels(0) ?? maxSourceResolution
         case .maxSourceFileSize: maxSourceFileSize = try args.single().count(0) ?? maxSourceFileSize
+        case .flip:
+            try args.atMost(2)
+            geometry.flipHorizontal = args.flag(0) ?? geometry.flipHorizontal
+            geometry.flipVertical = args.flag(1) ?? geometry.flipVertical
+        case .trim: try applyTrim(args)
+        case .watermark: try applyWatermark(args)
         }
+    }
+
+    /// `trim:threshold:color:equal_hor:equal_ver`; an empty threshold turns trimming off, an empty colour is the
+    /// top-left pixel's (imgproxy's apply.go).
+    private mutating func applyTrim(_ args: OptionArguments) throws(ProcessingError) {
+        try args.atMost(4)
+        var color: RGBColor?
+        if args.isGiven(1) {
+            guard let parsed = RGBColor(hex: args.values[1]) else { throw args.bad(1, "a hex colour such as ffffff") }
+            color = parsed
+        }
+        let equalHorizontal = args.flag(2) ?? trim?.equalHorizontal ?? false
+        let equalVertical = args.flag(3) ?? trim?.equalVertical ?? false
+        guard let threshold = try args.number(0) else { trim = nil; return }
+        trim = TrimOptions(threshold: threshold, color: color, equalHorizontal: equalHorizontal, equalVertical: equalVertical)
+    }
+
+    /// `watermark:opacity:position:x_offset:y_offset:scale`: the opacity is required (0…1), the rest keeps what is
+    /// set when empty. imgproxy accepts up to 7 arguments (the last two are its Pro edition's) and ignores the extra.
+    private mutating func applyWatermark(_ args: OptionArguments) throws(ProcessingError) {
+        try args.atMost(7)
+        guard args.isGiven(0), let opacity = Double(args.values[0]), (0...1).contains(opacity) else {
+            throw args.bad(0, "an opacity from 0 to 1")
+        }
+        watermark.opacity = opacity
+        if args.isGiven(1) {
+            if args.values[1] == "re" {
+                watermark.position = .replicate
+            } else if let point = Gravity.CompassPoint(rawValue: args.values[1]) {
+                watermark.position = .compass(point)
+            } else {
+                throw args.bad(1, "one of ce, no, so, ea, we, noea, nowe, soea, sowe, re")
+            }
+        }
+        for (index, keyPath) in [(2, \WatermarkOptions.x), (3, \WatermarkOptions.y)] where args.isGiven(index) {
+            guard let value = Double(args.values[index]), value.isFinite else { throw args.bad(index, "a number") }
+            watermark[keyPath: keyPath] = value
+        }
+        watermark.scale = try args.number(4, positive: true) ?? watermark.scale
     }
 
     private mutating func applyResizingType(_ args: OptionArguments) throws(ProcessingError) {

@@ -20,6 +20,10 @@ public struct ProcessingOptions: Sendable, Hashable {
     public var sharpen = 0.0
     /// Block size in pixels; 0 and 1 are none.
     public var pixelate = 0
+    /// imgproxy's `trim`, found on the source before the plan (`TrimFinder`); nil: none.
+    public var trim: TrimOptions?
+    /// imgproxy's `watermark`: the server's watermark image over the result; opacity 0 (the default) is none.
+    public var watermark = WatermarkOptions()
     /// Encoder quality 1…100; 0 leaves it to `formatQuality` or the server's default for the format.
     public var quality = 0
     public var formatQuality: [ImageFormat: Int] = [:]

@@ -3,8 +3,11 @@ extension ProcessingOptions {
     /// `sourceWidth` × `sourceHeight` is the source as the renderer sees it before `rotate`: upright
     /// (EXIF-oriented) when `autoRotate` is on, as stored when off (`plan(for:maxResultSide:)` picks).
     /// `maxResultSide` bounds the final canvas, after dpr, zoom, enlarge, extend and padding.
-    public func plan(sourceWidth: Int, sourceHeight: Int, maxResultSide: Int) throws(ProcessingError) -> ProcessingPlan {
-        let plan = ProcessingPlan(sourceWidth: sourceWidth, sourceHeight: sourceHeight, geometry: geometry)
+    /// `trim`: the stored rectangle the source is cut to (`trimmed(_:…)`), whose upright size `sourceWidth` ×
+    /// `sourceHeight` then is.
+    public func plan(sourceWidth: Int, sourceHeight: Int, maxResultSide: Int,
+                     trim: ProcessingPlan.Rect? = nil) throws(ProcessingError) -> ProcessingPlan {
+        let plan = ProcessingPlan(sourceWidth: sourceWidth, sourceHeight: sourceHeight, geometry: geometry, trim: trim)
         guard plan.resultWidth <= maxResultSide, plan.resultHeight <= maxResultSide else {
             throw .resultTooLarge(width: plan.resultWidth, height: plan.resultHeight, limit: maxResultSide)
         }
@@ -27,10 +30,12 @@ extension ProcessingOptions {
                          width: plan.resultCrop.width, height: plan.resultCrop.height)
     }
 
-    /// The plan for a source whose header has been read.
-    public func plan(for info: ImageInfo, maxResultSide: Int) throws(ProcessingError) -> ProcessingPlan {
-        try autoRotate
-            ? plan(sourceWidth: info.orientedWidth, sourceHeight: info.orientedHeight, maxResultSide: maxResultSide)
-            : plan(sourceWidth: info.width, sourceHeight: info.height, maxResultSide: maxResultSide)
+    /// The plan for a source whose header has been read, cut to `trim` (stored pixels) when given.
+    public func plan(for info: ImageInfo, maxResultSide: Int, trim: ProcessingPlan.Rect? = nil) throws(ProcessingError) -> ProcessingPlan {
+        let (width, height) = trim.map { ($0.width, $0.height) } ?? (info.width, info.height)
+        let swaps = autoRotate && info.orientation.swapsAxes
+        return try plan(sourceWidth: swaps ? height : width, sourceHeight: swaps ? width : height, maxResultSide: maxResultSide,
+                        trim: trim)
     }
+
 }

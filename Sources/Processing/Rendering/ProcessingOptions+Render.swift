@@ -2,9 +2,26 @@ import Foundation
 
 /// From a plan to encoded bytes, with this request's effects, quality and size limit.
 extension ProcessingOptions {
-    /// The effects part of the options, for `PlanRenderer`.
+    /// The effects part of the options, for `PlanRenderer` (without the watermark: `renderEffects(watermark:)`).
     public var renderEffects: RenderEffects {
         RenderEffects(background: background, blur: blur, sharpen: sharpen, pixelate: pixelate)
+    }
+
+    /// The effects with the server's watermark drawn as `watermark` says; none without an image (imgproxy ignores
+    /// `wm` when no watermark is configured) or at opacity 0.
+    public func renderEffects(watermark image: WatermarkImage?) -> RenderEffects {
+        var effects = renderEffects
+        if let image, watermark.isVisible { effects.watermark = .init(image: image, options: watermark) }
+        return effects
+    }
+
+    /// What `trim` keeps of the source, found by reading `input` (the original) once more (`TrimFinder`), for
+    /// `plan(for:maxResultSide:trim:)`; nil when there is no `trim` or nothing to cut. Runs where the render runs
+    /// (it costs a decode), after the header's plan has been checked.
+    public func trimBounds(of input: EncodedImage, limits: RenderLimits = RenderLimits(),
+                           cancellation: RenderCancellation? = nil) throws(ImageDecodeError) -> ProcessingPlan.Rect? {
+        guard let trim else { return nil }
+        return try TrimFinder.bounds(of: input, options: trim, limits: limits, cancellation: cancellation)
     }
 
     /// imgproxy's order: `q`, else `fq` for the format, else the server's default for it.
@@ -38,9 +55,10 @@ extension ProcessingOptions {
     public func render(_ input: EncodedImage, plan: ProcessingPlan, sourceInfo: ImageInfo, format: ImageFormat,
                        defaultQuality: (ImageFormat) -> Int, fallback: ImageFormat? = nil, limits: RenderLimits = RenderLimits(),
                        convertToSRGB: Bool = true, metadataDefaults: MetadataPolicy = MetadataPolicy(),
+                       watermark: WatermarkImage? = nil,
                        cancellation: RenderCancellation? = nil) throws(ImageDecodeError) -> Thumbnail {
         let keepsProfile = metadataPolicy(defaults: metadataDefaults).keepsProfile(of: sourceInfo)
-        let image = try PlanRenderer().render(from: input, plan: plan, effects: renderEffects, autoRotate: autoRotate,
+        let image = try PlanRenderer().render(from: input, plan: plan, effects: renderEffects(watermark: watermark), autoRotate: autoRotate,
                                               limits: limits, convertToSRGB: convertToSRGB && !keepsProfile,
                                               cancellation: cancellation)
         return try encodeSettings(for: format, default: defaultQuality, metadata: metadataDefaults)

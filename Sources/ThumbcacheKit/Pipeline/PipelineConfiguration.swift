@@ -41,6 +41,9 @@ public struct PipelineConfiguration: Sendable {
     /// The arithmetic one processed image's filters and detectors may cost (`RenderWork`, in operations): over it
     /// the options are refused from the source's header (`ProcessingError.tooCostly`, a 400 naming the option).
     public var maxEffectWork = RenderLimits.defaultMaxEffectWork
+    /// The server's watermark image, decoded once (`WatermarkSource.load`), drawn where a URL's `watermark` option
+    /// asks; nil: `watermark` draws nothing (imgproxy without a configured watermark).
+    public var watermark: WatermarkImage?
     /// Bounds the decode memory of all renders at once: each reserves its estimate before decoding. The
     /// process-wide budget (512 MiB) unless given one, so pipelines of one process share it.
     public var decodeBudget = DecodeBudget.shared

@@ -25,15 +25,20 @@ struct ProcessedRenderer: Sendable {
     let limits: RenderLimits
     /// The server's metadata settings, for what the URL leaves unset.
     let metadata: MetadataPolicy
+    /// The server's watermark (`--watermark-*`), drawn where the options ask; nil: none configured.
+    let watermark: WatermarkImage?
+    let maxResultSide: Int
 
     /// The plan against the original's size and the input's header, worked out once (`workingMemory` and
     /// `render` both need them; each probe is a read of the file's first blocks).
     private let planned: Result<(plan: ProcessingPlan, info: ImageInfo), Failure>
 
     /// `inputIsOriginal` false: `input` is a stored ladder thumbnail of `original` (its upright size, format).
+    /// A `trim` needs the original (`ThumbnailPipeline` never chooses a stand-in for one).
     init(options: ProcessingOptions, input: EncodedImage, inputIsOriginal: Bool, original: CacheMetadata.Original,
-         maxResultSide: Int, limits: RenderLimits, metadata: MetadataPolicy = MetadataPolicy()) {
-        (self.options, self.input, self.limits, self.metadata) = (options, input, limits, metadata)
+         maxResultSide: Int, limits: RenderLimits, metadata: MetadataPolicy = MetadataPolicy(), watermark: WatermarkImage? = nil) {
+        (self.options, self.input, self.limits, self.metadata, self.watermark, self.maxResultSide)
+            = (options, input, limits, metadata, watermark, maxResultSide)
         planned = Result { () throws(Failure) in
             let planned = try Self.plan(options, input: input, inputIsOriginal: inputIsOriginal, original: original,
                                         maxResultSide: maxResultSide)
@@ -48,11 +53,15 @@ struct ProcessedRenderer: Sendable {
 
     /// The memory the render will reserve, from `input`'s header; refuses a result over the size limit, and
     /// effects over the work limit, first.
+    /// With `trim`, the larger of the render's and the trim scan's (`TrimFinder`, a full-size decode); the render is
+    /// estimated on the untrimmed plan, which a trim only makes smaller.
     func workingMemory() throws(Failure) -> Int {
         let plan = try planned.get().plan
         do {
-            return try PlanRenderer().workingMemory(for: input, plan: plan, effects: options.renderEffects,
-                                                    autoRotate: options.autoRotate, limits: limits)
+            let render = try PlanRenderer().workingMemory(for: input, plan: plan, effects: options.renderEffects(watermark: watermark),
+                                                          autoRotate: options.autoRotate, limits: limits)
+            guard options.trim != nil else { return render }
+            return max(render, try TrimFinder.workingMemory(for: input, limits: limits))
         } catch {
             throw .image(error)
         }
@@ -63,11 +72,16 @@ struct ProcessedRenderer: Sendable {
     func render(format: ImageFormat, defaultQuality: (ImageFormat) -> Int, fallback: ImageFormat? = nil,
                 url: String, cancellation: RenderCancellation? = nil) throws(PipelineError) -> Thumbnail {
         do throws(Failure) {
-            let (plan, info) = try planned.get()
+            var (plan, info) = try planned.get()
+            let trim: ProcessingPlan.Rect?
+            do { trim = try options.trimBounds(of: input, limits: limits, cancellation: cancellation) } catch { throw Failure.image(error) }
+            if let trim {
+                do { plan = try options.plan(for: info, maxResultSide: maxResultSide, trim: trim) } catch { throw Failure.processing(error) }
+            }
             do {
                 return try options.render(input, plan: plan, sourceInfo: info, format: format, defaultQuality: defaultQuality,
                                           fallback: fallback, limits: limits, metadataDefaults: metadata,
-                                          cancellation: cancellation)
+                                          watermark: watermark, cancellation: cancellation)
             } catch {
                 throw Failure.image(error)
             }

@@ -181,8 +181,10 @@ extension ThumbnailPipeline {
         var storedOriginal: StoredOriginal?  // owns the descriptor behind `input`
         let output = StandIn.Output(format: chosen, fallback: fallback,
                                     quality: options.quality(for: chosen, default: { qualities[$0] }))
-        // A stored thumbnail keeps no more metadata than the defaults do (`keepsOnlyWhatThumbnailsKeep`).
-        if options.autoRotate, ladderSize == nil, options.metadataPolicy(defaults: configuration.metadata).keepsOnlyWhatThumbnailsKeep,
+        // A stored thumbnail keeps no more metadata than the defaults do (`keepsOnlyWhatThumbnailsKeep`); a `trim`
+        // reads the original's own pixels, so it never renders from a rung.
+        if options.autoRotate, options.trim == nil, ladderSize == nil,
+           options.metadataPolicy(defaults: configuration.metadata).keepsOnlyWhatThumbnailsKeep,
            let entry = origin.entry,
            let standIn = try standIn(options, output: output, original: entry.metadata.original,
                                      stored: entry.metadata.thumbnails, url: url),
@@ -197,7 +199,7 @@ extension ThumbnailPipeline {
                                          limits: RenderLimits(maxPixels: limits.maxPixels,
                                                               maxDecodeMemory: configuration.maxDecodeMemory,
                                                               maxEffectWork: configuration.maxEffectWork),
-                                         metadata: configuration.metadata)
+                                         metadata: configuration.metadata, watermark: configuration.watermark)
         let rendered: Thumbnail
         do {
             // The estimate, from the header, is reserved for the decode once it has a worker (the gate, a server's

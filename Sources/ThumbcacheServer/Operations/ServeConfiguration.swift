@@ -56,6 +56,11 @@ package struct ServeConfiguration: Sendable {
     /// balancer sees the drain), before the server stops accepting and finishes what is in flight.
     package var drainTimeout: Duration = .seconds(5)
     /// Enables `POST /admin/purge/<source>` with `Authorization: Bearer <token>`.
+    /// The watermark image a URL's `watermark` option draws (`--watermark-data`/`-path`/`-url`), loaded at start-up
+    /// by `watermarkImage(pipeline:)` into the pipeline's configuration; nil: `watermark` draws nothing.
+    package var watermark: WatermarkSource?
+    /// Multiplies every URL's watermark opacity (imgproxy's `IMGPROXY_WATERMARK_OPACITY`).
+    package var watermarkOpacity = 1.0
     package var adminToken: String?
     /// Enables `/demo`, its sample images and its reset route (and loopback sources, for the samples).
     package var demo = false
@@ -213,6 +218,15 @@ package struct ServeConfiguration: Sendable {
     package var sourcePolicy: SourcePolicy {
         SourcePolicy(allowedPrefixes: allowedSources, allowLoopback: allowLoopbackSources || demo,
                      allowPrivate: allowPrivateSources, localRoot: resolvedLocalRoot)
+    }
+
+    /// The configured watermark, read and decoded: a URL is fetched as sources are (this server's source policy,
+    /// `pipeline`'s fetch limits and trust roots). Called once, before the service starts; nil without one.
+    package func watermarkImage(pipeline: PipelineConfiguration) async throws(WatermarkError) -> WatermarkImage? {
+        guard let watermark else { return nil }
+        var pipeline = pipeline
+        pipeline.sourcePolicy = sourcePolicy
+        return try await watermark.load(opacity: watermarkOpacity, configuration: pipeline)
     }
 
     /// The bind address is loopback: `localhost`, or an address the source checks classify as loopback
