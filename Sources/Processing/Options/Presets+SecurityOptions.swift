@@ -3,7 +3,7 @@ extension Presets {
     /// that does not take them from URLs refuses to start with such a preset, as imgproxy does.
     public func firstSecurityOption() -> String? {
         for name in names {
-            if let option = options(named: name)?.first(where: { OptionName(spelling: $0.name)?.isSecurityOption == true }) {
+            if let option = written(name)?.first(where: { OptionName(spelling: $0.name)?.isSecurityOption == true }) {
                 return "\(option.name) (preset \(name))"
             }
         }

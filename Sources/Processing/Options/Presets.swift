@@ -68,6 +68,9 @@ public struct Presets: Sendable, Hashable {
 
     func contains(_ name: String) -> Bool { table[name] != nil }
 
+    /// The preset's options as written, its references unexpanded.
+    func written(_ name: String) -> [Option]? { table[name] }
+
     /// The preset's options with the presets it names expanded (`PresetExpansion`).
     func steps(of name: String) -> [Step]? { expanded[name] }
 }
