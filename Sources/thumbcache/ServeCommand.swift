@@ -26,13 +26,14 @@ struct ServeCommand: AsyncParsableCommand {
 
             Sources: http and https only. Loopback, private, link-local, shared and multicast addresses are \
             refused after DNS resolution on every redirect hop, unless --allow-loopback-sources or \
-            --allow-private-sources; --allow-source restricts sources to URL prefixes.
+            --allow-private-sources; --allow-source restricts sources to URL prefixes. --source-base-url is \
+            prepended to every source (checked after joining); --local-root DIR serves local:///path from DIR.
 
             Answers: 200 with ETag, Last-Modified, Cache-Control: public, max-age=<the source's remaining \
             freshness, clamped to --min-ttl..--max-ttl>, X-Thumbcache (memory, disk, revalidated, network, stale) \
             and Server-Timing; 304 for a matching If-None-Match or If-Modified-Since. Errors are JSON \
-            {"error", "message"} with Cache-Control: no-store: 400 malformed path, 403 bad signature or refused \
-            source, 404 origin 4xx, 413 download too large, 422 not an image or over the pixel budget, 502 origin \
+            {"error", "message"} with Cache-Control: no-store: 400 malformed path, 403 bad signature, refused \
+            source or security option, 404 origin 4xx, 413 download too large, 422 not an image or over the pixel budget, 502 origin \
             failed, 503 overloaded or stopping (Retry-After), 504 timeout.
 
             Also: GET /healthz (503 while stopping), GET /metrics (Prometheus), POST /admin/purge/<source> (one \
