@@ -45,7 +45,9 @@ import Processing
     @Test func badPathsSayWhatIsWrong() {
         let cases: [(String, ProcessingError)] = [
             ("/sig", .badPath("expected /<signature>/<options>/<source>, got 1 path segment(s)")),
-            ("/sig/w:300/", .badPath("the source URL is empty")),
+            ("/sig/w:300/.png", .badPath("the source URL is empty")),
+            // An empty segment among the options is dropped (RestoredPath), so nothing is left for the source.
+            ("/sig/w:300/", .badPath("the source URL is missing after the options")),
             ("/sig/w:300", .badPath("the source URL is missing after the options")),
             ("/sig/enc/abcdef", .notSupported(option: "enc (encrypted source URLs)")),
         ]

@@ -97,9 +97,13 @@ import ThumbcacheKit
                 == "inline; filename=\"a\\\"b\\\\cSet-Cookie: x=1.jpg\"; filename*=UTF-8''a%22b%5Cc%0D%0ASet-Cookie%3A%20x%3D1.jpg")
         #expect(encoded.header("Set-Cookie") == nil)
         // The same through percent-encoding, and a name as long as a URL allows, stay one header line.
-        let percent = try await server.request(Self.path("w:40/fn:a%0D%0AX-Injected%3A%201/att:1", source))
+        // (`%3A` in an option is a ":" again, as imgproxy restores it, so the header's colon is a literal here.)
+        let percent = try await server.request(Self.path("w:40/fn:a%0D%0AX-Injected%20%201/att:1", source))
         #expect(percent.status == 200 && percent.header("X-Injected") == nil)
-        #expect(percent.header("Content-Disposition")?.hasPrefix("attachment; filename=\"aX-Injected: 1.jpg\"") == true)
+        #expect(percent.header("Content-Disposition")?.hasPrefix("attachment; filename=\"aX-Injected  1.jpg\"") == true)
+        let colon = try await server.request(Self.path("w:40/fn:a%0D%0AX-Injected%3A%201/att:1", source))
+        #expect(colon.status == 200 && colon.header("X-Injected") == nil)
+        #expect(colon.header("Content-Disposition")?.hasPrefix("attachment; filename=\"aX-Injected.jpg\"") == true)
         let long = String(repeating: "é", count: 127) + "x"  // 255 bytes, the most a name may have
         let longAnswer = try await server.request(Self.path("w:40/fn:\(Base64URL.encode(long)):1", source))
         let value = longAnswer.header("Content-Disposition") ?? ""
