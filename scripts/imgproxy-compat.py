@@ -8,8 +8,7 @@ Run: scripts/imgproxy-compat.py [path/to/thumbcache]   (default .build/debug/thu
 Makes .build/imgproxy-venv (imgproxy==1.0.0, Pillow) from PyPI once. All traffic is to 127.0.0.1.
 Two key/salt pairs are configured (rotation): URLs are signed with the second, as a client mid-rotation would.
 """
-import base64, hashlib, hmac, http.server, io, json, os, re, subprocess, sys, tempfile, threading, time
-import urllib.request, urllib.error
+import base64, hashlib, hmac, http.server, io, json, os, subprocess, sys, tempfile, threading, time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 VENV = os.path.join(ROOT, ".build", "imgproxy-venv")
@@ -26,6 +25,7 @@ def ensure_venv():
 
 
 ensure_venv()
+import loopback  # noqa: E402  (scripts/loopback.py: serve on 127.0.0.1)
 from imgproxy import ImgProxy  # noqa: E402
 from PIL import Image, ImageFilter, ImageStat  # noqa: E402
 
@@ -54,32 +54,18 @@ def start_origin():
 
 
 def start_serve(cache):
-    args = [BIN, "serve", "--port", "0", "--cache-dir", cache, "--allow-loopback-sources", "--max-size", "2048"]
+    args = ["--cache-dir", cache, "--allow-loopback-sources", "--max-size", "2048"]
     for key, salt in zip(KEYS, SALTS):
         args += ["--key", key, "--salt", salt]
     for preset in PRESETS:
         args += ["--preset", preset]
-    proc = subprocess.Popen(args, stderr=subprocess.PIPE, text=True)
-    deadline = time.time() + 60
-    while time.time() < deadline:
-        line = proc.stderr.readline()
-        found = re.search(r"serving on (http://[^\s]+)", line or "")
-        if found:
-            threading.Thread(target=lambda: [None for _ in proc.stderr], daemon=True).start()
-            return proc, found.group(1)
-        if proc.poll() is not None:
-            break
-    proc.kill()
-    sys.exit(f"serve did not start: {BIN}")
-
-
-def fetch(base, path, headers=None):
-    request = urllib.request.Request(base + path, headers=headers or {})
     try:
-        with urllib.request.urlopen(request, timeout=60) as response:
-            return response.status, dict(response.headers), response.read()
-    except urllib.error.HTTPError as error:
-        return error.code, dict(error.headers), error.read()
+        return loopback.start_serve(BIN, args)
+    except RuntimeError as error:
+        sys.exit(str(error))
+
+
+fetch = loopback.fetch
 
 
 def image(body):
