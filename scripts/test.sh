@@ -7,8 +7,8 @@
 #      behind it (scripts/cluster-test.sh, 100 sources), and the cluster simulator's node model against
 #      three nodes whose disks evict (scripts/cluster-evict-check.sh, 300 requests);
 #   5. the demo page of `thumbcache serve --demo` in headless Chromium (scripts/test-demo.sh);
-#   6. imgproxy's processing URLs built by PyPI's imgproxy client library against a real serve
-#      (scripts/imgproxy-compat.py);
+#   6. imgproxy's processing URLs built by two of PyPI's imgproxy URL builders (imgproxy, pyimgproxy) against a
+#      real serve (scripts/imgproxy-compat.py);
 #   7. imgproxy's own test tables against a real serve (Conformance/imgproxy/run.py: pass, FAIL, or a skip naming
 #      the option or setting serve lacks).
 # It first installs what is missing of the test packages (scripts/install-deps.sh --tests). Where they cannot be
@@ -29,7 +29,7 @@ swift test 2>&1 | tee "$log"
 tests=$(sed -n 's/.*Test run with \([0-9]*\) tests.* passed after.*/\1/p' "$log" | tail -1)
 bash scripts/test-demo.sh 2>&1 | tee "$log"
 demo=$(sed -n 's/^demo browser test: \([0-9]*\) passed.*/\1/p' "$log" | tail -1)
-# imgproxy's processing URLs, built by PyPI's imgproxy client library, against a real serve and a loopback origin.
+# imgproxy's processing URLs, built by PyPI's imgproxy and pyimgproxy builders, against a real serve and a loopback origin.
 python3 scripts/imgproxy-compat.py .build/debug/thumbcache 2>&1 | tee "$log"
 compat=$(sed -n 's/^imgproxy compat: \([0-9]*\) passed.*/\1/p' "$log" | tail -1)
 # imgproxy's own test tables (Conformance/imgproxy/cases) against a real serve; skips name what serve lacks.
