@@ -10,7 +10,7 @@ local:// (then the MISSING line for it goes and they are asked as written, under
 
 A case is skipped, never failed, when it needs something listed in MISSING below; each line names the option or
 setting. When a feature lands in serve, delete its line: its cases run from then on."""
-import base64, concurrent.futures, hashlib, hmac, http.server, json, os, re, struct, subprocess, sys, tempfile, threading, time, zlib
+import base64, concurrent.futures, email.utils, hashlib, hmac, http.server, json, os, re, struct, subprocess, sys, tempfile, threading, time, zlib
 import urllib.error, urllib.parse, urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -47,15 +47,23 @@ MISSING = {
     "setting:trusted_signatures": "trusted signatures (IMGPROXY_TRUSTED_SIGNATURES)",
     "setting:max_src_resolution": "IMGPROXY_MAX_SRC_RESOLUTION",
     "setting:path_prefix": "a path prefix (IMGPROXY_PATH_PREFIX)",
+    "setting:allowed_sources": "IMGPROXY_ALLOWED_SOURCES with wildcards and local://",
+    "setting:skip_processing_formats": "IMGPROXY_SKIP_PROCESSING_FORMATS",
+    "setting:cache_control_passthrough": "IMGPROXY_CACHE_CONTROL_PASSTHROUGH",
+    "setting:etag": "IMGPROXY_USE_ETAG (serve's ETag is its own and always on)",
+    "setting:last_modified": "IMGPROXY_USE_LAST_MODIFIED (the origin's Last-Modified, If-Modified-Since relayed)",
+    "setting:last_modified_buster": "IMGPROXY_LAST_MODIFIED_BUSTER",
+    "setting:svg_sanitize": "IMGPROXY_SANITIZE_SVG",
+    "test-hook:redirect-all": "imgproxy's test hook sending every fetch to one local file (imagedata.RedirectAllRequestsTo)",
     "imgproxy-internal": "a request: the test calls an imgproxy-internal Go function whose input no request can carry",
     # sources
     "source:bmp": "BMP sources", "source:tiff": "TIFF sources", "source:heif": "HEIF sources",
-    "source:svg": "SVG sources", "source:ico": "ICO sources", "source:jxl": "JPEG XL sources",
+    "source:svg": "SVG sources", "source:ico": "ICO sources", "source:jxl": "JPEG XL sources", "source:heic": "HEIF sources",
     # outputs
     "output:b-w": "greyscale output (8-bit grey stays one channel)",
     "output:grey16": "16-bit greyscale output", "output:rgb16": "16-bit RGB output",
     "output:bmp": "BMP output", "output:tiff": "TIFF output", "output:ico": "ICO output",
-    "output:heic": "HEIC output", "output:jxl": "JPEG XL output",
+    "output:heic": "HEIC output", "output:jxl": "JPEG XL output", "output:gif": "GIF output", "output:svg": "SVG output",
     # path forms proxies and CDNs rewrite
     "path:percent-encoded-options": "percent-encoded options (rs%3Afill…)",
     "path:collapsed-slashes": "collapsed // in plain sources (http:/host)",
@@ -69,7 +77,11 @@ SETTING_FLAGS = {  # imgproxy settings serve has, as serve's flags
     "presets": lambda value: [a for p in value for a in ("--preset", p)],
     "only_presets": lambda value: ["--only-presets"] if value else [],
     "local_root": lambda value: ["--local-root", IMAGES],
+    "allow_loopback_sources": lambda value: [] if value else [NO_LOOPBACK],
+    "quality": lambda value: ["--format-quality", f"jpeg={value},webp={value},avif={value}"],
+    "max_src_file_size": lambda value: ["--max-download-size", str(value)],
 }
+NO_LOOPBACK = "(no --allow-loopback-sources)"
 # Settings that need nothing of serve: imgproxy's defaults, and IMGPROXY_PRESERVE_HDR, which changes only what a
 # 16-bit source gives (those cases expect 16-bit output, output:rgb16/grey16 below).
 DEFAULT_SETTINGS = {"use_linear_colorspace": False}
@@ -104,7 +116,7 @@ def needs(case):
     expect = case["expect"]
     if expect.get("interpretation") in ("b-w", "grey16", "rgb16"):
         out.append("output:" + expect["interpretation"])
-    if expect.get("format") in ("bmp", "tiff", "ico", "heic", "jxl"):
+    if expect.get("format") in ("bmp", "tiff", "ico", "heic", "jxl", "gif", "svg"):
         out.append("output:" + expect["format"])
     out += case.get("request", {}).get("needs", [])
     return out
@@ -130,9 +142,30 @@ ALIASES = {"/lorem/ipsum.jpg": "test2.jpg", "/lorem/dolor/ipsum.jpg": "test2.jpg
            "/path/to/image.jpg": "test2.jpg"}
 
 
+BEHAVIOURS = {}  # "/o/<case>/<name>" -> a case's request.origin entry: status, headers, body file, expires_in
+
+
 class Origin(http.server.SimpleHTTPRequestHandler):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, directory=IMAGES, **kwargs)
+
+    def do_GET(self):
+        behaviour = BEHAVIOURS.get("/".join(urllib.parse.urlsplit(self.path).path.split("/")[:4]))  # /o/<case>/<name>/…
+        if behaviour is None:
+            return super().do_GET()
+        body = b""
+        if behaviour.get("body"):
+            with open(os.path.join(IMAGES, behaviour["body"]), "rb") as file:
+                body = file.read()
+        self.send_response(behaviour.get("status", 200))
+        for name, value in behaviour.get("headers", {}).items():
+            self.send_header(name, value)
+        if "expires_in" in behaviour:
+            self.send_header("Expires", email.utils.formatdate(time.time() + behaviour["expires_in"], usegmt=True))
+        if body:
+            self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
 
     def translate_path(self, path):
         bare = urllib.parse.urlsplit(path).path
@@ -150,7 +183,9 @@ def start_origin():
 
 # --- serve ----------------------------------------------------------------------------------------------------
 def start_serve(binary, extra, cache):
-    return loopback.start_serve(binary, ["--cache-dir", cache, "--allow-loopback-sources", "--max-size", "8192",
+    loopback_sources = [] if NO_LOOPBACK in extra else ["--allow-loopback-sources"]
+    extra = [a for a in extra if a != NO_LOOPBACK]
+    return loopback.start_serve(binary, ["--cache-dir", cache, *loopback_sources, "--max-size", "8192",
                                          "--timeout", "120", "--drain-timeout", "0", *extra])  # a debug build's blur of 400x400 takes seconds
 
 
@@ -192,6 +227,8 @@ def sniff(body):
     if body[:6] in (b"GIF87a", b"GIF89a"):
         w, h = struct.unpack("<HH", body[6:10])
         return "gif", w, h, "srgb"
+    if body.lstrip()[:5] in (b"<?xml", b"<svg ", b"<svg>"):
+        return "svg", None, None, None
     if body[4:12] in (b"ftypavif", b"ftypavis"):
         at = body.find(b"ispe")
         w, h = struct.unpack(">II", body[at + 8:at + 16]) if at > 0 else (None, None)
@@ -287,6 +324,7 @@ def resolve(case, url, origin):
     if "setting:local_root" in MISSING:
         url = url.replace("local:///", origin + "/")
     url = HOSTS.sub(lambda m: ("http:/" if m.group(0).count("/") == 2 else "http://") + origin.split("//", 1)[1] + "/", url)
+    url = re.sub(r"\{origin:([^}]*)\}", lambda m: f"{origin}/o/{id(case)}/{m.group(1)}", url)
     url = re.sub(r"\{b64:([^}]*)\}", lambda m: b64(m.group(1)), url)
     url = re.sub(r"\{pathescape:([^}]*)\}", lambda m: urllib.parse.quote(m.group(1), safe="$&+:=@"), url)
     if "{sig}" in url:
@@ -323,6 +361,18 @@ def check(case, status, headers, body, ask):
     if status != expect.get("status", 200):
         detail = body[:160].decode("utf-8", "replace") if status != 200 else f"{len(body)} bytes"
         return f"status {status}, expected {expect.get('status', 200)} ({detail})"
+    for key, value in expect.get("headers", {}).items():
+        if headers.get(key) != value:
+            return f"header {key}: {headers.get(key)!r}, expected {value!r}"
+    for key, pattern in expect.get("headers_match", {}).items():
+        if not re.fullmatch(pattern, headers.get(key) or ""):
+            return f"header {key}: {headers.get(key)!r}, expected /{pattern}/"
+    for key, value in expect.get("headers_not", {}).items():
+        if headers.get(key) == value:
+            return f"header {key}: {value!r}, expected anything else"
+    for key in expect.get("headers_present", []):
+        if key not in headers:
+            return f"no {key} header"
     if status != 200:
         if "error" in expect:
             got = json.loads(body).get("error") if headers.get("Content-Type") == "application/json" else None
@@ -336,9 +386,8 @@ def check(case, status, headers, body, ask):
         return f"format {fmt}, expected {expect['format']}"
     if expect.get("interpretation") and interp != expect["interpretation"]:
         return f"interpretation {interp}, expected {expect['interpretation']}"
-    for key, value in expect.get("headers", {}).items():
-        if headers.get(key) != value:
-            return f"header {key}: {headers.get(key)!r}, expected {value!r}"
+    if "max_body_bytes" in expect and len(body) > expect["max_body_bytes"]:
+        return f"{len(body)} bytes, over {expect['max_body_bytes']}"
     if "sha256_rgba" in expect and fmt == "png":
         got = hashlib.sha256(png_rgba(body)).hexdigest()
         if got == expect["sha256_rgba"]:
@@ -349,6 +398,10 @@ def check(case, status, headers, body, ask):
         else:  # imgproxy's hash pins libvips' own resampling or filter: not a verdict on ours
             with PIXELS_LOCK:
                 PIXELS["resampled, not compared"] += 1
+    if "body_differs_from_source" in expect:
+        with open(os.path.join(IMAGES, expect["body_differs_from_source"]), "rb") as source:
+            if body == source.read():
+                return "the source's own bytes, expected a processed image"
     if "body_equals_source" in expect:
         with open(os.path.join(IMAGES, expect["body_equals_source"]), "rb") as source:
             if body != source.read():
@@ -425,6 +478,9 @@ def main():
     servers, lock, results, skips = {}, threading.Lock(), {"pass": 0, "FAIL": 0, "skip": 0}, {}
     started = time.time()
     runnable = [c for c in cases if not skip_reason(c)]
+    for case in runnable:
+        for name, behaviour in case.get("request", {}).get("origin", {}).items():
+            BEHAVIOURS[f"/o/{id(case)}/{name}"] = behaviour
     try:
         # Four cases in flight: serve renders on its workers while this process decodes the previous answers.
         with concurrent.futures.ThreadPoolExecutor(max_workers=4) as pool:
@@ -454,9 +510,13 @@ def main():
         else:
             results["pass"] += 1
             print(f"pass {name}" + (f"   {case['url']} ({seconds:.2f} s)" if verbose else ""))
-    print("skipped cases by what they need (a case may need several; 'alone': the only thing it needs):")
+    print("what the skipped cases need (a case may need several; 'alone': the only thing it needs):")
     for feature, (total, alone) in sorted(skips.items(), key=lambda item: (-item[1][0], item[0])):
         print(f"  {total:4d} ({alone:3d} alone) {feature}")
+    differing = [c for c in cases if "imgproxy_status" in c["expect"] and not skip_reason(c) and not verdicts[id(c)][0]]
+    pairs = sorted({"%s for %s" % (c["expect"]["status"], c["expect"]["imgproxy_status"]) for c in differing})
+    print(f"  statuses: {len(differing)} passing cases expect serve's documented status where imgproxy's differs "
+          f"({', '.join(pairs)}; see each case's note)")
     print(f"  pixels of passing cases: {PIXELS['bit-exact']} bit-exact with imgproxy's SHA256, "
           f"{PIXELS['resampled, not compared']} resampled or filtered (imgproxy pins libvips' own kernel: not compared)")
     print(f"({time.time() - started:.1f} s, {len(servers)} serve configurations, {binary})")

@@ -606,6 +606,128 @@ def signature_tests():
     write("signature.json")
 
 
+def matrix_tests():
+    """integration_test/matrix_test.go: every test image of 9 formats, unprocessed, saved as each of 9 formats. The
+    hash files say which pairs ran in imgproxy's own environment; each is one case (a DCT hash: not reproduced)."""
+    file = "integration_test/matrix_test.go"
+    folders = {"heic": "heif", "jpeg": "jpg"}
+    listing = subprocess.run(["git", "-C", GIT, "ls-tree", "-r", "--name-only", COMMIT, "testdata/test-hashes/TestMatrix/TestMatrix"],
+                             capture_output=True, text=True, check=True).stdout.split()
+    for path in listing:
+        source, target, name = path.split("/")[-3:]
+        name = name[:-len(".hash")]
+        folder = folders.get(source, source)
+        add(file, f"TestMatrix/TestMatrix/{source}/{target}/{name}", f"/insecure/plain/local:///test-images/{folder}/{name}@{target}",
+            {"status": 200, "format": target, "hash_skipped": "imgproxy pins a DCT hash computed by libvips (testutil/dct2.c); not reproduced here"},
+            request={"needs": [f"source:{source}"]})
+    write("matrix.json")
+
+
+def handler_tests():
+    """integration_test/processing_handler_test.go (and bmp_overflow_test.go, svg_test.go). Sources that the tests
+    serve from an httptest server are {origin:NAME}: the runner's origin answers them as request.origin says."""
+    file = "integration_test/processing_handler_test.go"
+    t = lambda name: f"TestProcessingHandler/{name}"  # noqa: E731
+    key = [[b"test-key".hex(), b"test-salt".hex()]]
+    png4 = {"status": 200, "width": 4, "height": 4, "format": "png"}
+    for name, url, expect, request in [
+        ("NoSignature", "/unsafe/rs:fill:4:4/plain/local:///test1.png", {"status": 403}, None),
+        ("BadSignature", "/bad-signature/rs:fill:4:4/plain/local:///test1.png", {"status": 403}, None),
+        ("ValidSignature", "/{sig}/rs:fill:4:4/plain/local:///test1.png", png4,
+         {"sign_with": 0, "vectors": {"/rs:fill:4:4/plain/local:///test1.png": {"0": "My9d3xq_PYpVHsPrCyww0Kh1w5KZeZhIlWhsa4az1TI"}}})]:
+        add(file, t(f"TestSignatureValidationFailure/{name}"), url, expect, config={"key": key}, request=request)
+    for name, allowed, url, ok in [
+        ("match_http_URL_without_wildcard", ["local://", "http://images.dev/"], "/unsafe/plain/http://images.dev/lorem/ipsum.jpg", True),
+        ("match_http_URL_with_wildcard_in_hostname_single_level", ["local://", "http://*.mycdn.dev/"], "/unsafe/plain/http://a-1.mycdn.dev/lorem/ipsum.jpg", True),
+        ("match_http_URL_with_wildcard_in_hostname_multiple_levels", ["local://", "http://*.mycdn.dev/"], "/unsafe/plain/http://a-1.b-2.mycdn.dev/lorem/ipsum.jpg", True),
+        ("no_match_s3_URL_with_allowed_local_and_http_URLs", ["local://", "http://images.dev/"], "/unsafe/plain/s3://images/lorem/ipsum.jpg", False),
+        ("no_match_http_URL_with_wildcard_in_hostname_including_slash", ["local://", "http://*.mycdn.dev/"], "/unsafe/plain/http://other.dev/.mycdn.dev/lorem/ipsum.jpg", False)]:
+        add(file, t(f"TestSourceValidation/{name}"), url, {"status": 200} if ok else {"status": 403, "imgproxy_status": 404},
+            config={"allowed_sources": allowed}, request={"needs": ["test-hook:redirect-all"]},
+            note="imgproxy's test sends every fetch to local:///test1.png (imagedata.RedirectAllRequestsTo); serve refuses a source with 403")
+    add(file, t("TestSourceNetworkValidation/AllowLoopbackSourceAddressesTrue"), "/unsafe/rs:fill:4:4/plain/{origin:test1}/test1.png", png4,
+        request={"origin": {"test1": {"body": "test1.png"}}})
+    add(file, t("TestSourceNetworkValidation/AllowLoopbackSourceAddressesFalse"), "/unsafe/rs:fill:4:4/plain/{origin:test1}/test1.png",
+        {"status": 403, "imgproxy_status": 404}, config={"allow_loopback_sources": False},
+        request={"origin": {"test1": {"body": "test1.png"}}}, note="serve refuses a source with 403 (docs/serve.md), imgproxy with 404")
+    add(file, t("TestSourceFormatNotSupported"), "/unsafe/rs:fill:4:4/plain/local:///test1.png", {"status": 422},
+        request={"needs": [INTERNAL]}, note="the test turns libvips' PNG loader off (vips.DisableLoadSupport)")
+    add(file, t("TestResultingFormatNotSupported"), "/unsafe/rs:fill:4:4/plain/local:///test1.png@png", {"status": 422},
+        request={"needs": [INTERNAL]}, note="the test turns libvips' PNG saver off (vips.DisableSaveSupport)")
+    add(file, t("TestSkipProcessingConfig"), "/unsafe/rs:fill:4:4/plain/local:///test1.png", {"status": 200, "body_equals_source": "test1.png"},
+        config={"skip_processing_formats": ["png"]})
+    add(file, t("TestSkipProcessingPO"), "/unsafe/rs:fill:4:4/skp:png/plain/local:///test1.png", {"status": 200, "body_equals_source": "test1.png"})
+    add(file, t("TestSkipProcessingSameFormat"), "/unsafe/rs:fill:4:4/plain/local:///test1.png@png", {"status": 200, "body_equals_source": "test1.png"},
+        config={"skip_processing_formats": ["png"]})
+    add(file, t("TestSkipProcessingDifferentFormat"), "/unsafe/rs:fill:4:4/plain/local:///test1.png@jpg", {"status": 200, "format": "jpeg", "body_differs_from_source": "test1.png"},
+        config={"skip_processing_formats": ["png"]})
+    add(file, t("TestSkipProcessingSVG"), "/unsafe/rs:fill:4:4/plain/local:///test1.svg", {"status": 200, "format": "svg"})
+    add(file, t("TestNotSkipProcessingSVGToJPG"), "/unsafe/rs:fill:4:4/plain/local:///test1.svg@jpg", {"status": 200, "format": "jpeg"})
+    add(file, t("TestErrorSavingToSVG"), "/unsafe/rs:fill:4:4/plain/local:///test1.png@svg", {"status": 400, "imgproxy_status": 422},
+        note="serve writes no SVG, so @svg is a bad argument when parsed (400 naming the option); imgproxy fails when saving (422)")
+    cache = {"body": "test1.png", "headers": {"Cache-Control": "max-age=1234, public"}, "expires_in": 3600}
+    add(file, t("TestCacheControlPassthroughCacheControl"), "/unsafe/rs:fill:4:4/plain/{origin:cc}", {"status": 200, "headers": {"Cache-Control": "max-age=1234, public", "Expires": None}},
+        config={"cache_control_passthrough": True}, request={"origin": {"cc": cache}})
+    add(file, t("TestCacheControlPassthroughExpires"), "/unsafe/rs:fill:4:4/plain/{origin:exp}", {"status": 200, "headers_match": {"Cache-Control": "max-age=123[0-9], public"}, "headers": {"Expires": None}},
+        config={"cache_control_passthrough": True}, request={"origin": {"exp": {"body": "test1.png", "expires_in": 1239}}})
+    add(file, t("TestCacheControlPassthroughDisabled"), "/unsafe/rs:fill:4:4/plain/{origin:cc}", {"status": 200, "headers_not": {"Cache-Control": "max-age=1234, public"}, "headers": {"Expires": None}},
+        request={"origin": {"cc": cache}}, note="imgproxy's default: the origin's caching headers are not passed through")
+    add(file, t("TestETagDisabled"), "/unsafe/rs:fill:4:4/plain/local:///test1.png", {"status": 200, "headers": {"ETag": None}}, config={"etag": False})
+    add(file, t("TestETagDataMatch"), "/unsafe/plain/{origin:etag}", {"status": 304, "headers": {"ETag": '"loremipsumdolor"'}},
+        config={"etag": True}, request={"headers": {"If-None-Match": '"loremipsumdolor"'},
+                                        "origin": {"etag": {"status": 304, "headers": {"ETag": '"loremipsumdolor"'}}}},
+        note="the origin's ETag passed through and revalidated with it")
+    lm = {"body": "test1.png", "headers": {"Last-Modified": "Wed, 21 Oct 2015 07:28:00 GMT"}}
+    add(file, t("TestLastModifiedEnabled"), "/unsafe/rs:fill:4:4/plain/{origin:lm}", {"status": 200, "headers": {"Last-Modified": "Wed, 21 Oct 2015 07:28:00 GMT"}},
+        config={"last_modified": True}, request={"origin": {"lm": lm}})
+    add(file, t("TestLastModifiedDisabled"), "/unsafe/rs:fill:4:4/plain/{origin:lm}", {"status": 200, "headers": {"Last-Modified": None}},
+        config={"last_modified": False}, request={"origin": {"lm": lm}})
+    for name, enabled, since, origin_status, status in [
+        ("TestModifiedSinceReqExactMatchLastModifiedDisabled", False, "Wed, 21 Oct 2015 07:28:00 GMT", 200, 200),
+        ("TestModifiedSinceReqExactMatchLastModifiedEnabled", True, "Wed, 21 Oct 2015 07:28:00 GMT", 304, 304),
+        ("TestModifiedSinceReqCompareMoreRecentLastModifiedDisabled", False, "Thu, 25 Feb 2021 01:45:00 GMT", 200, 200),
+        ("TestModifiedSinceReqCompareMoreRecentLastModifiedEnabled", True, "Thu, 25 Feb 2021 01:45:00 GMT", 304, 304),
+        ("TestModifiedSinceReqCompareTooOldLastModifiedDisabled", False, "Tue, 01 Oct 2013 17:31:00 GMT", 200, 200),
+        ("TestModifiedSinceReqCompareTooOldLastModifiedEnabled", True, "Tue, 01 Oct 2013 17:31:00 GMT", 200, 200)]:
+        add(file, t(name), "/unsafe/plain/{origin:ims}", {"status": status}, config={"last_modified": enabled},
+            request={"headers": {"If-Modified-Since": since},
+                     "origin": {"ims": {"status": origin_status, "body": "test1.png" if origin_status == 200 else None}}},
+            note="with Last-Modified on, imgproxy forwards If-Modified-Since to the origin and relays its 304")
+    add(file, t("TestLastModifiedBuster"), "/unsafe/rs:fill:4:4/plain/{origin:lm}", {"status": 200, "headers_present": ["Last-Modified"]},
+        config={"last_modified": True, "last_modified_buster": "now"}, request={"origin": {"lm": lm}},
+        note="Last-Modified becomes the buster's time when that is later than the origin's")
+    for name, options, accept, fmt in [("TestAlwaysRasterizeSvg", "rs:fill:40:40/", None, "png"),
+                                       ("TestAlwaysRasterizeSvgWithEnforceWebP", "", "image/webp", "webp"),
+                                       ("TestAlwaysRasterizeSvgDisabled", "", None, "svg"),
+                                       ("TestAlwaysRasterizeSvgWithFormat", "", None, "svg")]:
+        add(file, t(name), f"/unsafe/{options}plain/local:///test1.svg" + ("@svg" if name.endswith("WithFormat") else ""),
+            {"status": 200, "format": fmt}, request={"headers": {"Accept": accept}} if accept else None)
+    add(file, t("TestMaxSrcFileSizeGlobal"), "/unsafe/rs:fill:4:4/plain/{origin:big}", {"status": 413, "imgproxy_status": 422},
+        config={"max_src_file_size": 1}, request={"origin": {"big": {"body": "test1.png"}}},
+        note="IMGPROXY_MAX_SRC_FILE_SIZE is serve's --max-download-size; serve answers 413 too_large (docs/serve.md), imgproxy 422")
+    add(file, t("TestRawOption"), "/unsafe/raw:1/plain/local:///test1.png", {"status": 200, "body_equals_source": "test1.png"})
+    with open(os.path.join(os.path.dirname(OUT), "images", "test-images", "jpg", "jpg.jpg"), "rb") as source:
+        half = len(source.read()) // 2
+    add(file, t("TestMaxBytes"), f"/unsafe/mb:{half}/plain/local:///test-images/jpg/jpg.jpg@jpg", {"status": 200, "format": "jpeg", "max_body_bytes": half},
+        note="mb is half the source's size")
+    dct = "imgproxy compares DCT hashes with the source's (testutil/dct2.c); not reproduced here"
+    for name, urls in [("q_99", ["/unsafe/q:99/plain/local:///test-images/jpg/jpg.jpg@jpg"]),
+                       ("no_q", ["/unsafe/plain/local:///test-images/jpg/jpg.jpg@jpg"]),
+                       ("q_1_fq_1", ["/unsafe/q:1/plain/local:///test-images/jpg/jpg.jpg@jpg", "/unsafe/fq:jpg:1/plain/local:///test-images/jpg/jpg.jpg@jpg"])]:
+        expect = {"status": 200, "format": "jpeg", "width": 600, "height": 800, "hash_skipped": dct}
+        if len(urls) > 1:
+            expect["same_body_as"] = urls[1:]
+        add(file, t(f"TestQualitySettings/{name}"), urls[0], expect, config={"quality": 99})
+    add(file, t("TestPresetUsage"), "/unsafe/preset:default/plain/local:///geometry.png", {"status": 200, "body_differs_from_source": "geometry.png"},
+        config={"presets": ["default=pixelate:10"]})
+    add("integration_test/bmp_overflow_test.go", t("TestBMPUnsupportedBitDepthRejected"), "/unsafe/rs:fill:4:4/plain/local:///bmp-invalid-bpp.bmp",
+        {"status": 500}, note="a BMP declaring 40 bits per pixel: refused, not read past its rows")
+    add("integration_test/svg_test.go", "TestSvgSuite/TestSvgSuite", "/insecure/plain/local:///{svgo-test-suite}/*.svg", {"status": 200, "format": "svg"},
+        config={"svg_sanitize": True}, request={"needs": ["source:svg"]},
+        note="imgproxy skips this test unless TEST_SVG_PATH holds the svgo test suite (not in its repository); SVGs in, sanitized SVGs out, pixel-identical")
+    write("integration.json")
+
+
 if __name__ == "__main__":
     for suite in [crop_tests, extend_tests, padding_tests, size_tests, rotate_flip_tests, trim_tests, watermark_tests,
                   colorspace_tests, flatten_tests, filter_tests]:
@@ -615,3 +737,5 @@ if __name__ == "__main__":
     presets_tests()
     path_tests()
     signature_tests()
+    matrix_tests()
+    handler_tests()
