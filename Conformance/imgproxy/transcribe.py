@@ -8,7 +8,9 @@ SHA256 over the output decoded to 8-bit RGBA, or a DCT vector we cannot reproduc
 literals (parser, path, signature, integration tests) are written out by hand below, each citing its test function."""
 import json, os, re, subprocess, sys
 
-GIT = sys.argv[1] if len(sys.argv) > 1 else "/work/.mirror/imgproxy+imgproxy/repo"
+if len(sys.argv) != 2:
+    sys.exit("usage: transcribe.py IMGPROXY_GIT_DIR   (a clone of imgproxy's repository holding commit eef3b312)")
+GIT = sys.argv[1]
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "cases")
 COMMIT = "eef3b31299727e05cb7d35c02cfbb009666dafa6"
 
