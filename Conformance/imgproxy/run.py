@@ -474,6 +474,8 @@ def main():
     pattern = argv[argv.index("--filter") + 1] if "--filter" in argv else None
     positional = [a for i, a in enumerate(argv) if not a.startswith("--") and (i == 0 or argv[i - 1] != "--filter")]
     binary = positional[0] if positional else os.path.join(ROOT, ".build", "debug", "thumbcache")
+    if not os.access(binary, os.X_OK):
+        sys.exit(f"no thumbcache binary at {binary}: run swift build first, or give its path")
     cases = []
     for name in sorted(os.listdir(os.path.join(HERE, "cases"))):
         if name.endswith(".json"):
