@@ -9,7 +9,7 @@ Run: scripts/imgproxy-compat.py [path/to/thumbcache]   (default .build/debug/thu
 Makes .build/imgproxy-venv (imgproxy==1.0.0, pyimgproxy==0.4, Pillow) from PyPI once. All traffic is to 127.0.0.1.
 Two key/salt pairs are configured (rotation): URLs are signed with the second, as a client mid-rotation would.
 """
-import base64, hashlib, hmac, http.server, io, json, os, subprocess, sys, tempfile, threading, time
+import atexit, base64, hashlib, hmac, http.server, io, json, os, subprocess, sys, tempfile, threading, time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 VENV = os.path.join(ROOT, ".build", "imgproxy-venv")
@@ -85,6 +85,8 @@ def main():
     rocket_bytes = open(os.path.join(FIXTURES, "rocket.jpg"), "rb").read()
     cache = tempfile.mkdtemp(prefix="imgproxy-compat-")
     proc, base = start_serve(cache)
+    # A check that raises must not leave serve running: it holds test.sh's pipe to tee open, and CI would hang.
+    atexit.register(lambda: proc.poll() is None and (proc.terminate(), proc.wait(timeout=30)))
     results = []
 
     def url(image_url=rocket, *advanced, **options):
