@@ -1,15 +1,15 @@
 #!/usr/bin/env python3
-"""imgproxy URL compatibility, end to end: URLs built by PyPI's `imgproxy` URL builder (imgproxy==1.0.0, an
-unmodified client library) for each processing option, asked of a real `thumbcache serve` whose sources are a
+"""imgproxy URL compatibility, end to end: URLs built by two of PyPI's imgproxy URL builders, unmodified: `imgproxy`
+(imgproxy==1.0.0, MIT) for each processing option, and a second, independent one, `pyimgproxy` (pyimgproxy==0.4,
+BSD-3-Clause, its own option names, `True`/`False` booleans, base64 only for sources that need it), asked of a real `thumbcache serve` whose sources are a
 loopback origin serving committed fixtures, and what comes back checked against imgproxy's documented meaning
 (size, format, headers, pixels where it matters). Prints one line per check and a summary; exits 1 on a failure.
 
 Run: scripts/imgproxy-compat.py [path/to/thumbcache]   (default .build/debug/thumbcache; builds nothing)
-Makes .build/imgproxy-venv (imgproxy==1.0.0, Pillow) from PyPI once. All traffic is to 127.0.0.1.
+Makes .build/imgproxy-venv (imgproxy==1.0.0, pyimgproxy==0.4, Pillow) from PyPI once. All traffic is to 127.0.0.1.
 Two key/salt pairs are configured (rotation): URLs are signed with the second, as a client mid-rotation would.
 """
-import base64, hashlib, hmac, http.server, io, json, os, re, subprocess, sys, tempfile, threading, time
-import urllib.request, urllib.error
+import atexit, base64, hashlib, hmac, http.server, io, json, os, subprocess, sys, tempfile, threading, time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 VENV = os.path.join(ROOT, ".build", "imgproxy-venv")
@@ -20,13 +20,15 @@ def ensure_venv():
     if sys.executable != python:
         if not os.path.exists(python):
             subprocess.run([sys.executable, "-m", "venv", VENV], check=True)
-        if subprocess.run([python, "-c", "import imgproxy, PIL"], capture_output=True).returncode != 0:
-            subprocess.run([python, "-m", "pip", "install", "-q", "imgproxy==1.0.0", "pillow"], check=True)
+        if subprocess.run([python, "-c", "import imgproxy, pyimgproxy, PIL"], capture_output=True).returncode != 0:
+            subprocess.run([python, "-m", "pip", "install", "-q", "imgproxy==1.0.0", "pyimgproxy==0.4", "pillow"], check=True)
         os.execv(python, [python, *sys.argv])
 
 
 ensure_venv()
+import loopback  # noqa: E402  (scripts/loopback.py: serve on 127.0.0.1)
 from imgproxy import ImgProxy  # noqa: E402
+from pyimgproxy import ImgProxy as PyImgProxy  # noqa: E402  (the second builder)
 from PIL import Image, ImageFilter, ImageStat  # noqa: E402
 
 BIN = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, ".build", "debug", "thumbcache")
@@ -54,32 +56,18 @@ def start_origin():
 
 
 def start_serve(cache):
-    args = [BIN, "serve", "--port", "0", "--cache-dir", cache, "--allow-loopback-sources", "--max-size", "2048"]
+    args = ["--cache-dir", cache, "--allow-loopback-sources", "--max-size", "2048"]
     for key, salt in zip(KEYS, SALTS):
         args += ["--key", key, "--salt", salt]
     for preset in PRESETS:
         args += ["--preset", preset]
-    proc = subprocess.Popen(args, stderr=subprocess.PIPE, text=True)
-    deadline = time.time() + 60
-    while time.time() < deadline:
-        line = proc.stderr.readline()
-        found = re.search(r"serving on (http://[^\s]+)", line or "")
-        if found:
-            threading.Thread(target=lambda: [None for _ in proc.stderr], daemon=True).start()
-            return proc, found.group(1)
-        if proc.poll() is not None:
-            break
-    proc.kill()
-    sys.exit(f"serve did not start: {BIN}")
-
-
-def fetch(base, path, headers=None):
-    request = urllib.request.Request(base + path, headers=headers or {})
     try:
-        with urllib.request.urlopen(request, timeout=60) as response:
-            return response.status, dict(response.headers), response.read()
-    except urllib.error.HTTPError as error:
-        return error.code, dict(error.headers), error.read()
+        return loopback.start_serve(BIN, args)
+    except RuntimeError as error:
+        sys.exit(str(error))
+
+
+fetch = loopback.fetch
 
 
 def image(body):
@@ -97,6 +85,8 @@ def main():
     rocket_bytes = open(os.path.join(FIXTURES, "rocket.jpg"), "rb").read()
     cache = tempfile.mkdtemp(prefix="imgproxy-compat-")
     proc, base = start_serve(cache)
+    # A check that raises must not leave serve running: it holds test.sh's pipe to tee open, and CI would hang.
+    atexit.register(lambda: proc.poll() is None and (proc.terminate(), proc.wait(timeout=30)))
     results = []
 
     def url(image_url=rocket, *advanced, **options):
@@ -219,13 +209,63 @@ def main():
     check("bad argument: 400", url(rocket, "q:abc", resizing_type="fit", width=100), status_is(400, "bad_argument"))
     check("over --max-size: 400", url(rocket, resizing_type="fit", width=3000, height=3000, enlarge=True), status_is(400, "result_too_large"))
     check("plain source", "/" + sign("/rs:fit:100:0/plain/" + rocket + "@png") + "/rs:fit:100:0/plain/" + rocket + "@png", size(100, 67, "PNG"))
+    first_builder = len(results)
+
+    # The second builder, pyimgproxy: signed with the new pair, long option names, booleans as True/False, a plain
+    # source unless the URL holds @ ? % or non-ASCII (then base64). Expected values from imgproxy's documentation.
+    second = PyImgProxy(url=base, key=KEYS[1], salt=SALTS[1])
+    unsigned = PyImgProxy(url=base)
+    def py(built):
+        return built.url[len(base):]
+    img, queried = second.image(rocket), second.image(rocket + "?v=1")
+    check("py: resize fit 300x200", py(img.resize("fit", 300, 200)), size(300, 200))
+    check("py: resize fill, all 8 arguments", py(img.resize("fill", 300, 200, True, False, "no", 0, 10)), size(300, 200))
+    check("py: enlarge(True) 1000x1000", py(img.resize("fit", 1000, 1000).enlarge(True)), size(1000, 667))
+    check("py: size(100, 100, False, True)", py(img.size(100, 100, False, True)), size(100, 100))
+    check("py: width + height (fit)", py(img.width(150).height(150)), size(150, 100))
+    check("py: min-width 700 (hyphenated name)", py(img.min_width(700)), size(700, 467))
+    # imgproxy's docs: with both, the image grows to min-height, then is cut to width.
+    check("py: min-height 100 + width 50", py(img.width(50).min_height(100)), size(50, 100))
+    check("py: zoom 0.25", py(img.zoom(0.25)), size(160, 107))
+    check("py: dpr 2 + fill 150x100", py(img.resize("fill", 150, 100).dpr(2)), size(300, 200))
+    check("py: extend(True, so) 800x800", py(img.resize("fit", 800, 800).extend(True, "so")), size(800, 800))
+    check("py: extend_aspect_ratio 1:1", py(img.resize("fit", 300, 300).extend_aspect_ratio(True)), size(300, 300))
+    check("py: gravity sm + fill", py(img.resize("fill", 200, 200).gravity("sm")), size(200, 200))
+    check("py: crop 200x200 + fit 100", py(img.crop(200, 200).resize("fit", 100, 100)), size(100, 100))
+    check("py: rotate 90 + width 100", py(img.rotate(90).width(100)), size(100, 150))
+    check("py: auto_rotate(False)", py(second.image(rotated).auto_rotate(False).width(60)), size(60, 90))
+    check("py: auto_rotate(True)", py(second.image(rotated).auto_rotate(True).width(60)), size(60, 40))
+    # PNG: in a JPEG the corner's chroma block reaches the photo 10 px in.
+    check("py: padding 10 + background hex", py(img.padding(10).background(hex_color="ff0000").format("png")), corner((255, 0, 0), 660, 447))
+    check("py: background rgb + extend", py(img.resize("fit", 700, 500).extend(True).background(red=0, green=0, blue=255)), corner((0, 0, 255), 700, 500))
+    for name, built in [("blur 2", img.blur(2)), ("sharpen 1", img.sharpen(1)), ("pixelate 8", img.pixelate(8)),
+                        ("strip_metadata / keep_copyright / strip_color_profile", img.strip_metadata(True).keep_copyright(True).strip_color_profile(True)),
+                        ("cachebuster v2", img.cachebuster("v2")), ("resizing_type fill + width/height", img.resizing_type("fill").width(200).height(200))]:
+        check("py: " + name, py(built.resize("fit", 320, 320) if "fill" not in name else built), size(320, 214) if "fill" not in name else size(200, 200))
+    low = check("py: quality 10", py(img.quality(10).width(300)), size(300, 200))
+    check("py: quality 90 bigger", py(img.quality(90).width(300)), smaller(low, "quality 10"))
+    check("py: format webp", py(img.format("webp").width(100)), size(100, 67, "WEBP"))
+    check("py: format png", py(img.format("png").width(100)), size(100, 67, "PNG"))
+    check("py: raw(True)", py(img.raw(True)), lambda s, h, b: (s == 200 and b == rocket_bytes, f"{s} {len(b)} bytes = original: {b == rocket_bytes}"))
+    check("py: return_attachment(True) + png", py(img.return_attachment(True).format("png").width(100)),
+          lambda s, h, b: (h.get("Content-Disposition") == 'attachment; filename="rocket.png"', h.get("Content-Disposition")))
+    check("py: base64 source (query string)", py(queried.width(100)), size(100, 67))
+    check("py: base64 source + format avif", py(queried.width(100).format("avif")),
+          lambda s, h, b: (s == 200 and h.get("Content-Type") == "image/avif", f"{s} {h.get('Content-Type')}"))
+    check("py: plain source has no base64", py(img.width(100)), lambda s, h, b: (s == 200 and "/plain/" in py(img.width(100)), f"{s} plain"))
+    tampered = py(img.width(100)).replace("width:100", "width:101")
+    check("py: tampered URL: 403", tampered, status_is(403, "bad_signature"))
+    check("py: unsigned builder (/_/): 403", py(unsigned.image(rocket).width(100)), status_is(403, "bad_signature"))
 
     proc.terminate()
     proc.wait(timeout=30)
     origin.shutdown()
     subprocess.run(["rm", "-rf", cache])
     failed = results.count(False)
-    print(f"imgproxy compat: {len(results) - failed} passed, {failed} failed (imgproxy==1.0.0 URL builder, {BIN})")
+    firsts, seconds = results[:first_builder], results[first_builder:]
+    print(f"pyimgproxy==0.4 (second URL builder): {seconds.count(True)} passed, {seconds.count(False)} failed")
+    print(f"imgproxy compat: {len(results) - failed} passed, {failed} failed (imgproxy==1.0.0 URL builder: "
+          f"{firsts.count(True)} passed, pyimgproxy==0.4: {seconds.count(True)} passed; {BIN})")
     sys.exit(1 if failed else 0)
 
 
