@@ -5,8 +5,7 @@
 
 Run: Conformance/imgproxy/run.py [path/to/thumbcache] [--filter TEXT] [--verbose]
 Python 3 standard library only. Sources come from a loopback origin serving images/ (imgproxy's test images); all
-traffic is to 127.0.0.1. imgproxy's `local:///x` sources are asked as `http://127.0.0.1:<port>/x` until serve has
-local:// (then the MISSING line for it goes and they are asked as written, under --local-root images/).
+traffic is to 127.0.0.1. imgproxy's `local:///x` sources are asked as written, with serve's --local-root images/.
 
 A case is skipped, never failed, when it needs something listed in MISSING below; each line names the option or
 setting. When a feature lands in serve, delete its line: its cases run from then on."""
@@ -23,26 +22,14 @@ import loopback  # noqa: E402  (scripts/loopback.py: serve on 127.0.0.1)
 # kind or an output property. Remove a line when serve gains the feature.
 MISSING = {
     # options
-    "flip": "flip (fl)", "fl": "flip (fl)",
-    "trim": "trim (t)", "t": "trim (t)",
-    "watermark": "watermark (wm)", "wm": "watermark (wm)",
-    "max_result_dimension": "max_result_dimension (mrd)", "mrd": "max_result_dimension (mrd)",
-    "max_src_resolution": "max_src_resolution (msr) per request", "msr": "max_src_resolution (msr) per request",
-    "max_src_file_size": "max_src_file_size (msfs) per request", "msfs": "max_src_file_size (msfs) per request",
     "preserve_hdr": "preserve_hdr (ph): 16-bit output", "ph": "preserve_hdr (ph): 16-bit output",
     # settings (imgproxy's config)
-    "setting:watermark_path": "a watermark image (IMGPROXY_WATERMARK_PATH)",
     "setting:use_linear_colorspace": "IMGPROXY_USE_LINEAR_COLORSPACE",
-    "setting:base_url": "a source base URL (IMGPROXY_BASE_URL)",
     "setting:url_replacements": "source URL replacements (IMGPROXY_URL_REPLACEMENTS)",
     "setting:arguments_separator": "another arguments separator (IMGPROXY_ARGUMENTS_SEPARATOR)",
     "setting:base64_url_includes_filename": "IMGPROXY_BASE64_URL_INCLUDES_FILENAME",
     "setting:allowed_processing_options": "IMGPROXY_ALLOWED_PROCESSING_OPTIONS",
-    "setting:enforce_webp": "--enforce-webp (IMGPROXY_ENFORCE_WEBP)",
-    "setting:enforce_avif": "--enforce-avif (IMGPROXY_ENFORCE_AVIF)",
     "setting:enforce_jxl": "JPEG XL output (IMGPROXY_ENFORCE_JXL)",
-    "setting:client_hints": "client hints (IMGPROXY_ENABLE_CLIENT_HINTS)",
-    "setting:local_root": "local:// sources (IMGPROXY_LOCAL_FILESYSTEM_ROOT)",
     "setting:signature_size": "a truncated signature (IMGPROXY_SIGNATURE_SIZE)",
     "setting:trusted_signatures": "trusted signatures (IMGPROXY_TRUSTED_SIGNATURES)",
     "setting:max_src_resolution": "IMGPROXY_MAX_SRC_RESOLUTION",
@@ -60,14 +47,9 @@ MISSING = {
     "source:bmp": "BMP sources", "source:tiff": "TIFF sources", "source:heif": "HEIF sources",
     "source:svg": "SVG sources", "source:ico": "ICO sources", "source:jxl": "JPEG XL sources", "source:heic": "HEIF sources",
     # outputs
-    "output:b-w": "greyscale output (8-bit grey stays one channel)",
     "output:grey16": "16-bit greyscale output", "output:rgb16": "16-bit RGB output",
     "output:bmp": "BMP output", "output:tiff": "TIFF output", "output:ico": "ICO output",
     "output:heic": "HEIC output", "output:jxl": "JPEG XL output", "output:gif": "GIF output", "output:svg": "SVG output",
-    # path forms proxies and CDNs rewrite
-    "path:percent-encoded-options": "percent-encoded options (rs%3Afill…)",
-    "path:collapsed-slashes": "collapsed // in plain sources (http:/host)",
-    "path:empty-segment": "empty option segments (/unsafe//…)",
 }
 # imgproxy Pro's features: never expected of serve.
 PRO = {"objects_position", "obj_pos", "op", "crop_objects", "c_obj", "blur_detections", "bd", "draw_detections", "dd",
@@ -76,16 +58,21 @@ SETTING_FLAGS = {  # imgproxy settings serve has, as serve's flags
     "key": lambda value: [a for pair in value for a in ("--key", pair[0], "--salt", pair[1])],
     "presets": lambda value: [a for p in value for a in ("--preset", p)],
     "only_presets": lambda value: ["--only-presets"] if value else [],
-    # Flag names as issue 31 gives them; check each when its feature lands and its MISSING line goes.
     "watermark_path": lambda value: ["--watermark-path", os.path.join(IMAGES, value)],
     "enforce_webp": lambda value: ["--enforce-webp"] if value else [],
     "enforce_avif": lambda value: ["--enforce-avif"] if value else [],
-    "local_root": lambda value: [],  # once serve has local://, every serve gets --local-root images/ (start_serve)
+    "client_hints": lambda value: ["--client-hints"] if value else [],
+    "base_url": lambda value: ["--source-base-url", value],  # a made-up host, pointed at the origin (server_args)
+    "allow_security_options": lambda value: ["--allow-security-options"] if value else [],
+    "local_root": lambda value: [],  # every serve has --local-root images/ (start_serve)
     "allow_loopback_sources": lambda value: [] if value else [NO_LOOPBACK],
     "quality": lambda value: ["--format-quality", f"jpeg={value},webp={value},avif={value}"],
     "max_src_file_size": lambda value: ["--max-download-size", str(value)],
 }
 NO_LOOPBACK = "(no --allow-loopback-sources)"
+# imgproxy's server test suite (testutil/servertest/suite.go) starts every processing and integration test with
+# AllowSecurityOptions = true: their URLs may name max_result_dimension, max_src_resolution, max_src_file_size.
+SECURITY_OPTIONS_SUITES = ("processing/", "integration_test/")
 # Settings that need nothing of serve: imgproxy's defaults, and IMGPROXY_PRESERVE_HDR, which changes only what a
 # 16-bit source gives (those cases expect 16-bit output, output:rgb16/grey16 below).
 DEFAULT_SETTINGS = {"use_linear_colorspace": False}
@@ -187,9 +174,9 @@ def start_origin():
 
 # --- serve ----------------------------------------------------------------------------------------------------
 def start_serve(binary, extra, cache):
+    # imgproxy's tests read local:/// from their test data (servertest/suite.go): asked as written, under images/
     loopback_sources = [] if NO_LOOPBACK in extra else ["--allow-loopback-sources"]
-    if "setting:local_root" not in MISSING:  # imgproxy's processing tests read local:///: ask them as written
-        loopback_sources += ["--local-root", IMAGES]
+    loopback_sources += ["--local-root", IMAGES]
     extra = [a for a in extra if a != NO_LOOPBACK]
     return loopback.start_serve(binary, ["--cache-dir", cache, *loopback_sources, "--max-size", "8192",
                                          "--timeout", "120", "--drain-timeout", "0", *extra])  # a debug build's blur of 400x400 takes seconds
@@ -324,11 +311,9 @@ def b64(text):
 
 
 def resolve(case, url, origin):
-    """The URL as asked of serve: imgproxy's made-up hosts (and local:// while serve lacks it) pointed at the loopback
-    origin, keeping a collapsed // collapsed; {b64:…} and {pathescape:…} sources encoded after that; {sig} signed
-    with the case's key pair."""
-    if "setting:local_root" in MISSING:
-        url = url.replace("local:///", origin + "/")
+    """The URL as asked of serve: imgproxy's made-up hosts pointed at the loopback origin, keeping a collapsed //
+    collapsed; {b64:…} and {pathescape:…} sources encoded after that; {sig} signed with the case's key pair.
+    local:/// sources are asked as written (serve has --local-root images/)."""
     url = HOSTS.sub(lambda m: ("http:/" if m.group(0).count("/") == 2 else "http://") + origin.split("//", 1)[1] + "/", url)
     url = re.sub(r"\{origin:([^}]*)\}", lambda m: f"{origin}/o/{id(case)}/{m.group(1)}", url)
     url = re.sub(r"\{b64:([^}]*)\}", lambda m: b64(m.group(1)), url)
@@ -421,12 +406,13 @@ def check(case, status, headers, body, ask):
     return None
 
 
-def server_args(case):
-    args = []
+def server_args(case, origin):
+    """serve's flags for the case's settings; a made-up host in a setting (IMGPROXY_BASE_URL) is the origin."""
+    args = ["--allow-security-options"] if case["file"].startswith(SECURITY_OPTIONS_SUITES) else []
     for key, value in case.get("config", {}).items():
         if key in SETTING_FLAGS:
             args += SETTING_FLAGS[key](value)
-    return args
+    return [HOSTS.sub(origin + "/", arg) for arg in args]
 
 
 def starts(binary, args):
@@ -445,7 +431,7 @@ def starts(binary, args):
 
 def run_case(case, binary, servers, lock, origin_url):
     """(verdict line, seconds): asks one runnable case, starting its serve configuration on first use."""
-    key = tuple(server_args(case))
+    key = tuple(server_args(case, origin_url))
     started = time.time()
     try:
         why = check_vectors(case)
