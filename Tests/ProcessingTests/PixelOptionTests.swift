@@ -58,7 +58,7 @@ import Processing
             ("fl:1:1:1", "fl"), ("t:abc", "t"), ("t:-1", "t"), ("t:10:red", "t"), ("t:10:ff0000:1:1:1", "t"),
             ("wm:", "wm"), ("wm", "wm"), ("wm:2", "wm"), ("wm:-0.5", "wm"), ("wm:abc", "wm"), ("wm:1:up", "wm"),
             ("wm:1:sm", "wm"), ("wm:1:ce:x", "wm"), ("wm:1:ce:0:inf", "wm"), ("wm:1:ce:0:0:0", "wm"),
-            ("wm:1:ce:0:0:-1", "wm"), ("watermark:1:ce:0:0:1:a:b:c", "watermark"), ("trim:x", "trim"), ("flip:1:1:1", "flip"),
+            ("wm:1:ce:0:0:-1", "wm"), ("wm:1:ce:0:0:1e300", "wm"), ("wm:1:ce:0:0:1.5", "wm"), ("watermark:1:ce:0:0:1:a:b:c", "watermark"), ("trim:x", "trim"), ("flip:1:1:1", "flip"),
         ]
         for (list, option) in cases {
             do {

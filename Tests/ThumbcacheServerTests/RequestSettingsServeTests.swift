@@ -186,7 +186,23 @@ import ThumbcacheKit
         // A source that starts with the base already is not joined twice.
         #expect(try await server.request(Self.base64("rs:fit:30:30", base + "a.jpg")).imageSize?.width == 30)
         #expect(try await server.request(server.path("a.jpg", size: 20)).imageSize?.width == 20)
+        // A source that would move the join out of the base: up its path (dot segments, escaped or not), to another
+        // port or host. Each is refused before anything is fetched.
+        origin.image("/secret.png", Fixtures.png)
+        let port = base.split(separator: ":")[2].prefix { $0.isNumber }
+        for escape in ["%2e%2e/secret.png", "..%2Fsecret.png", "../secret.png", "a/../../secret.png"] {
+            let answer = try await server.request(Self.plain("rs:fit:50:50", escape))
+            #expect(answer.status == 403 && answer.json["error"] == "source_refused", "\(escape): \(answer.json)")
+        }
         await server.stop()
+        // With a base of only a host (no port, no path), a source naming a port or a longer host is refused too.
+        let hostOnly = try await ServerHarness { $0.sourceBaseURL = "http://127.0.0.1" }
+        for escape in [":\(port)/secret.png", "1:\(port)/secret.png"] {
+            let answer = try await hostOnly.request(Self.plain("rs:fit:50:50", escape))
+            #expect(answer.status == 403 && answer.json["error"] == "source_refused", "\(escape): \(answer.json)")
+        }
+        await hostOnly.stop()
+        #expect(origin.count("/secret.png") == 0, "nothing outside the base was asked for")
 
         // The joined URL meets the source policy: a loopback base is refused where loopback sources are.
         let guarded = try await ServerHarness {

@@ -65,6 +65,7 @@ struct ServeConfigurationTests {
         (["--only-presets"], [:], ["--only-presets", "--preset"]),
         ([], ["THUMBCACHE_ONLY_PRESETS": "1"], ["--only-presets", "--preset"]),
         (["--only-presets", "--preset", "card=w:10", "--demo"], [:], ["--demo", "--only-presets"]),
+        (["--only-presets", "--preset", "card=w:10", "--client-hints"], [:], ["--client-hints", "--only-presets"]),
     ]
 
     @Test(arguments: conflicts)

@@ -43,7 +43,8 @@ enum EXIF {
             var entries: [(at: Int, tag: UInt16, type: UInt16, count: Int)] = []
             for index in 0..<Int(count) {
                 let at = ifd + 2 + index * 12
-                guard let tag = u16(at), let type = u16(at + 2), let count = u32(at + 4) else { return nil }
+                // The whole 12-byte entry, its value field too: callers read and write `at + 8 ..< at + 12`.
+                guard at + 12 <= bytes.count, let tag = u16(at), let type = u16(at + 2), let count = u32(at + 4) else { return nil }
                 entries.append((at, tag, type, Int(count)))
             }
             return entries

@@ -143,7 +143,12 @@ extension ProcessingOptions {
             guard let value = Double(args.values[index]), value.isFinite else { throw args.bad(index, "a number") }
             watermark[keyPath: keyPath] = value
         }
-        watermark.scale = try args.number(4, positive: true) ?? watermark.scale
+        if let scale = try args.number(4, positive: true) {
+            // imgproxy takes any scale; over 1 the watermark is larger than the result and mostly cut off, and its
+            // pixels grow with the square of the scale (1e300 asked for terabytes), so it is refused.
+            guard scale <= 1 else { throw args.bad(4, "a scale from 0 to 1 (a fraction of the result's size)") }
+            watermark.scale = scale
+        }
     }
 
     private mutating func applyResizingType(_ args: OptionArguments) throws(ProcessingError) {

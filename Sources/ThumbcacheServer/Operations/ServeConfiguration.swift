@@ -203,6 +203,11 @@ package struct ServeConfiguration: Sendable {
             return "--only-presets without any --preset (or THUMBCACHE_PRESETS) would refuse every processing URL: "
                 + "define presets with --preset NAME=OPTIONS, or leave --only-presets out"
         }
+        if clientHints && onlyPresets {
+            // A hint header sets the width and dpr of any URL, which is the free sizing --only-presets closes.
+            return "--client-hints lets a request's headers choose any width and dpr, which --only-presets forbids: "
+                + "leave one of them out (or give the presets for each width)"
+        }
         if demo && onlyPresets {
             return "--demo asks for any size in the short grammar, which --only-presets refuses: leave one of them out"
         }

@@ -11,14 +11,31 @@ package struct SourceNames: Sendable {
     /// Absolute, symbolic links resolved (as `SourcePolicy.localRoot`); nil: `local://` is refused.
     var localRoot: String?
 
-    package init(baseURL: String? = nil, localRoot: String? = nil) { (self.baseURL, self.localRoot) = (baseURL, localRoot) }
+    /// The base URL's normalised form (http and https bases): a joined source must still start with it.
+    private let baseNormalized: String?
+
+    package init(baseURL: String? = nil, localRoot: String? = nil) {
+        (self.baseURL, self.localRoot) = (baseURL, localRoot)
+        baseNormalized = baseURL.flatMap { base in
+            let lower = base.lowercased()
+            guard lower.hasPrefix("http://") || lower.hasPrefix("https://") else { return nil }
+            return try? ImageSource(base).normalized
+        }
+    }
 
     package static let localScheme = "local://"
 
     package func source(_ text: String) throws(ServeError) -> ImageSource {
         let joined = baseURL.map { text.hasPrefix($0) ? text : $0 + text } ?? text
         if joined.lowercased().hasPrefix(Self.localScheme) { return try local(String(joined.dropFirst(Self.localScheme.count))) }
-        return try ThumbcacheEndpoints.source(joined)
+        let source = try ThumbcacheEndpoints.source(joined)
+        // imgproxy joins by concatenation, so a source could move the join to another port (`:8080/x`), host
+        // (`.evil.com/x`) or, once dot segments are resolved, out of the base's path (`%2e%2e/x`): the normalised
+        // result must still start with the normalised base.
+        if let baseNormalized, !source.normalized.hasPrefix(baseNormalized) {
+            throw .forbidden("source_refused", "the source leaves --source-base-url once joined to it: name a path under \(baseURL ?? "")")
+        }
+        return source
     }
 
     /// `local:///a/b.jpg` is `<root>/a/b.jpg`. The path is taken as written (a processing URL's plain source was
