@@ -109,6 +109,28 @@ import ThumbcacheKit
         try? FileManager.default.removeItem(at: directory)
     }
 
+    @Test func anotherWatermarkAfterARestartRendersAgain() async throws {
+        let origin = try await TestOrigin()
+        origin.image("/grey.png", try Self.png(30, 20) { _, _ in [128, 128, 128] }, type: "image/png")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("thumbcache-wm-\(UUID().uuidString)")
+        let url = origin.url("/grey.png")
+        func centre(_ colour: [UInt8], opacity: Double = 1) async throws -> [UInt8] {
+            let mark = WatermarkImage(pixels: PixelBuffer(width: 4, height: 4, channels: 3,
+                                                          pixels: Array(repeatElement(colour, count: 16).joined())), opacity: opacity)
+            let server = try await ServerHarness(directory: directory, pipeline: { $0.watermark = mark })
+            let answer = try await server.request(Self.path("wm:1:ce/f:png", url))
+            await server.stop()
+            return try Self.decoded(answer)[15, 10]
+        }
+        #expect(try await centre([0, 0, 255]) == [0, 0, 255])
+        // Same URL, same cache directory, another image: drawn again, not the stored blue one.
+        #expect(try await centre([0, 255, 0]) == [0, 255, 0])
+        // Another opacity of the same image too.
+        #expect(try await centre([0, 255, 0], opacity: 0.5) == [64, 192, 64])
+        await origin.stop()
+        try? FileManager.default.removeItem(at: directory)
+    }
+
     @Test func watermarkDataAndPathAreReadTooAndDataWins() async throws {
         let mark = try Self.png(3, 2) { _, _ in [0, 0, 255] }
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("thumbcache-wm-\(UUID().uuidString).png")

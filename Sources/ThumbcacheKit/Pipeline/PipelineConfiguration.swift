@@ -43,7 +43,12 @@ public struct PipelineConfiguration: Sendable {
     public var maxEffectWork = RenderLimits.defaultMaxEffectWork
     /// The server's watermark image, decoded once (`WatermarkSource.load`), drawn where a URL's `watermark` option
     /// asks; nil: `watermark` draws nothing (imgproxy without a configured watermark).
-    public var watermark: WatermarkImage?
+    public var watermark: WatermarkImage? {
+        didSet { watermarkIdentity = watermark.map(Self.identity(of:)) }
+    }
+    /// A digest of the watermark's pixels and opacity, worked out once: part of the name of every variant that draws
+    /// it, so another image or opacity after a restart renders again rather than serving the old mark.
+    package private(set) var watermarkIdentity: String?
     /// Bounds the decode memory of all renders at once: each reserves its estimate before decoding. The
     /// process-wide budget (512 MiB) unless given one, so pipelines of one process share it.
     public var decodeBudget = DecodeBudget.shared
@@ -105,10 +110,17 @@ public struct PipelineConfiguration: Sendable {
         let home = environment["HOME"] ?? NSHomeDirectory()
         return URL(fileURLWithPath: home).appendingPathComponent(".cache/thumbcache")
     }
+
+    static func identity(of watermark: WatermarkImage) -> String {
+        let pixels = watermark.pixels
+        let header = "\(pixels.width)x\(pixels.height)x\(pixels.channels) opacity \(watermark.opacity)\n"
+        return String(SHA256Digest.hex(bytes: Array(header.utf8) + pixels.pixels).prefix(16))
+    }
 }
 
 /// An encoded thumbnail held in memory, with the time its source stops being fresh.
 public struct MemoryEntry: Sendable {
     public let thumbnail: ThumbnailResult
     public let freshUntil: Date
+
 }

@@ -71,14 +71,22 @@ extension ThumbnailPipeline {
     }
 
     /// The name a variant is stored under: its meaning (canonical description, the format asked for, negotiated or
-    /// not) and the default quality of the format it is encoded in (of a negotiated one's fallback too), so a
-    /// changed default renders again rather than serving the old one.
+    /// not), the default quality of the format it is encoded in (of a negotiated one's fallback too), and the other
+    /// server settings it was drawn under (the watermark's image and opacity where it draws one, metadata defaults
+    /// other than imgproxy's), so a changed setting renders again rather than serving the old image.
     func variantName(_ rendition: Rendition, format: ImageFormat?, negotiated: Bool, original: CacheMetadata.Original) -> String {
         let quality = configuration.formatQuality
         let format = format ?? rendition.options.format
+        var settings = ""
+        if rendition.options.watermark.isVisible, let watermark = configuration.watermarkIdentity { settings += " wm \(watermark)" }
+        let metadata = configuration.metadata
+        if metadata != MetadataPolicy() {
+            settings += " md \(metadata.stripMetadata ? 1 : 0)\(metadata.keepCopyright ? 1 : 0)\(metadata.stripColorProfile ? 1 : 0)"
+        }
         return VariantStore.name(canonical: rendition.key(format: format, negotiated: negotiated), asked: format?.rawValue ?? "auto",
                                  quality: quality[rendition.outputFormat(asked: format, original: original)],
                                  fallbackQuality: negotiated ? quality[rendition.outputFormat(asked: nil, original: original)] : nil)
+            + settings
     }
 
     /// A stored rendition whose source entry is fresh, kept in memory from now on (`source` already keyed).
