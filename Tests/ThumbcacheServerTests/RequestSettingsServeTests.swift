@@ -131,7 +131,6 @@ import ThumbcacheKit
         #expect(try await server.request(Self.plain("rs:fit:40:40", "local:///sub/b.jpg")).imageSize?.width == 40)
         #expect(try await server.request(Self.base64("rs:fit:30:30", "local:///sub/b.jpg")).imageSize?.width == 30)
         let secretPath = tree.outside.appendingPathComponent("secret.jpg").path
-        // (spelling, status): every way out is refused, before or at the open.
         // (spelling, status, what the message says): every way out is refused, before or at the open.
         let escapes: [(String, Int, String)] = [
             ("local:///..%2Foutside%2Fsecret.jpg", 400, "\"..\" segment"),          // .. once decoded
@@ -139,12 +138,12 @@ import ThumbcacheKit
             ("local:///%2E%2E%2Foutside%2Fsecret.jpg", 400, "\"..\" segment"),      // encoded dots and slashes
             ("local:///sub/..%2F..%2Foutside/secret.jpg", 400, "\"..\" segment"),   // climbing from a subdirectory
             ("local:///./a.jpg", 400, "\".\" segment"),
-            ("local:///%252e%252e/outside/secret.jpg", 403, "no such file"),      // decoded once only: a name
+            ("local:///%252e%252e/outside/secret.jpg", 404, "no such file"),      // decoded once only: a name
             ("local:///..%5Coutside%5Csecret.jpg", 400, "backslash"),
             ("local:///a.jpg%00.png", 400, "NUL"),
             ("local:///link.jpg", 403, "symbolic link"),                          // a link to a file outside
             ("local:///linkdir/secret.jpg", 403, "symbolic link"),                // a link to a directory outside
-            ("local://" + secretPath, 403, "no such file"),                       // absolute: read under the root
+            ("local://" + secretPath, 404, "no such file"),                       // absolute: read under the root
             ("local://host/a.jpg", 400, "three slashes"),
             ("file://" + secretPath, 403, "only http and https"),                 // file: is never a source
         ]
@@ -152,7 +151,9 @@ import ThumbcacheKit
             let answer = try await server.request(Self.plain("rs:fit:50:50", spelling))
             #expect(answer.status == status, "\(spelling): \(answer.status) \(answer.json)")
             #expect(answer.json["message"]?.contains(says) == true, "\(spelling): \(answer.json)")
-            #expect(answer.json["message"]?.contains(tree.root.path + "/") != true || status == 403, "\(spelling)")
+            // No answer names the machine's paths (the root, or where a link points).
+            #expect(answer.json["message"]?.contains(tree.root.path) != true, "\(spelling): \(answer.json) root \(tree.root.path)")
+            #expect(answer.json["message"]?.contains(tree.outside.path) != true, "\(spelling): \(answer.json)")
         }
         // The raw `..` as a client could send it (not normalised by the HTTP client).
         let raw = try await RawConnection.exchange(server.port,

@@ -49,8 +49,14 @@ package struct ServeError: Error, Sendable, Equatable {
             self.message = message
         case .sourceRefused(let url, let reason) where !revealingRefusals:
             self.init(status: .forbidden, code: "source_refused", message: Self.refusalMessage(url: url, reason: reason))
-        case .sourceRefused, .fileNotFound, .fileUnreadable:
+        case .sourceRefused:
             self.init(status: .forbidden, code: "source_refused", message: message)
+        // A served file is a local:// source under --local-root: the answer names neither the root nor the path on
+        // this machine (the client knows its own path), and a missing file is a 404 as an origin's would be.
+        case .fileNotFound:
+            self.init(status: .notFound, code: "origin_not_found", message: "no such file under the local root")
+        case .fileUnreadable(_, let reason):
+            self.init(status: .forbidden, code: "source_refused", message: "the local source cannot be read: \(reason)")
         case .httpStatus(_, let status) where (400..<500).contains(status):
             self.init(status: .notFound, code: "origin_not_found", message: message)
         case .httpStatus, .network, .tooManyRedirects, .redirectCycle, .invalidRedirect, .partialContent, .offlineMiss:
@@ -116,7 +122,9 @@ package struct ServeError: Error, Sendable, Equatable {
         } else {
             "its host is not a public address (loopback, private and other non-public addresses are refused)"
         }
-        return "refused source \(url): \(reason.hasPrefix("its redirect to") ? "a redirect: " : "")\(kind)"
+        // A file's path is this machine's (a local:// source under the root): not for the client.
+        let named = url.hasPrefix("/") || url.hasPrefix("file:") ? "local source" : "source \(url)"
+        return "refused \(named): \(reason.hasPrefix("its redirect to") ? "a redirect: " : "")\(kind)"
     }
 
     /// The refusal reason for metrics (`thumbcache_refusals_total{reason}`), nil for errors that are not refusals.
