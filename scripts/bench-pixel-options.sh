@@ -89,7 +89,8 @@ print(f"  {sys.argv[2]}: thumbcache {ours:.2f} s, libvips {theirs:.2f} s ({ours 
       f"per photo {min(r[0] / r[1] for r in rows):.2f}-{max(r[0] / r[1] for r in rows):.2f}x")
 PY
 }
-tc="$bin thumbnail $work/p@.jpg -o $work/tc-@.jpg"
+# Full-size renders of 20 MP photos need more than the default 256 MiB decode budget (the whole image is held).
+tc="$bin thumbnail --max-decode-memory 1GiB $work/p@.jpg -o $work/tc-@.jpg"
 compare flip "$tc --options fl:1:0/q:80" "vips flip $work/p@.jpg '$work/v-@.jpg[Q=80,strip]' horizontal"
 compare flip+fit "$tc --options rs:fit:1024:1024/fl:1:0/q:80" \
   "vipsthumbnail $work/p@.jpg -s 1024 -o $work/t-@.v && vips flip $work/t-@.v '$work/v-@.jpg[Q=80,strip]' horizontal"
@@ -97,5 +98,5 @@ compare wm "$tc --watermark-path $wm --options wm:0.5:soea:10:10/q:80" \
   "vips composite2 $work/p@.jpg $work/wm50.png '$work/v-@.jpg[Q=80,strip]' over --x @WX --y @WY"
 compare wm+fit "$tc --watermark-path $wm --options rs:fit:1024:1024/wm:0.5:soea:10:10/q:80" \
   "vipsthumbnail $work/p@.jpg -s 1024 -o $work/t-@.v && vips composite2 $work/t-@.v $work/wm50.png '$work/v-@.jpg[Q=80,strip]' over --x @FX --y @FY"
-compare trim "$bin thumbnail $work/b@.jpg -o $work/tc-@.jpg --options t:10:ffffff/q:80" \
+compare trim "$bin thumbnail --max-decode-memory 1GiB $work/b@.jpg -o $work/tc-@.jpg --options t:10:ffffff/q:80" \
   "set -- \$(vips find_trim $work/b@.jpg --threshold 10 --background '255 255 255') && vips crop $work/b@.jpg '$work/v-@.jpg[Q=80,strip]' \$1 \$2 \$3 \$4"
