@@ -30,7 +30,6 @@ MISSING = {
     "setting:base64_url_includes_filename": "IMGPROXY_BASE64_URL_INCLUDES_FILENAME",
     "setting:allowed_processing_options": "IMGPROXY_ALLOWED_PROCESSING_OPTIONS",
     "setting:enforce_jxl": "JPEG XL output (IMGPROXY_ENFORCE_JXL)",
-    "setting:signature_size": "a truncated signature (IMGPROXY_SIGNATURE_SIZE)",
     "setting:trusted_signatures": "trusted signatures (IMGPROXY_TRUSTED_SIGNATURES)",
     "setting:max_src_resolution": "IMGPROXY_MAX_SRC_RESOLUTION",
     "setting:path_prefix": "a path prefix (IMGPROXY_PATH_PREFIX)",
@@ -68,6 +67,7 @@ SETTING_FLAGS = {  # imgproxy settings serve has, as serve's flags
     "allow_loopback_sources": lambda value: [] if value else [NO_LOOPBACK],
     "quality": lambda value: ["--format-quality", f"jpeg={value},webp={value},avif={value}"],
     "max_src_file_size": lambda value: ["--max-download-size", str(value)],
+    "signature_size": lambda value: ["--signature-size", str(value)],
 }
 NO_LOOPBACK = "(no --allow-loopback-sources)"
 # imgproxy's server test suite (testutil/servertest/suite.go) starts every processing and integration test with

@@ -65,6 +65,11 @@ struct ServeCommand: AsyncParsableCommand {
         "Salt in hex, prepended to the signed path; one per --key, in the same order (none: no salt).", flag: "salt"), valueName: "hex"))
     var salt: [String] = []
 
+    @Option(help: ArgumentHelp(EnvironmentFallback.help(
+        "Signatures are the HMAC's first this many bytes, 1-32, for shorter URLs (imgproxy's IMGPROXY_SIGNATURE_SIZE; default: 32).",
+        flag: "signature-size"), valueName: "bytes"))
+    var signatureSize: Int?
+
     @Option(help: ArgumentHelp(
         "A processing preset NAME=options, e.g. thumb=rs:fill:300:200/g:sm (repeatable); one named default applies to every processing URL (env THUMBCACHE_PRESETS, imgproxy's a=...,b=... form).",
         valueName: "name=options"))
@@ -268,6 +273,8 @@ struct ServeCommand: AsyncParsableCommand {
             (configuration.key, configuration.salt) = (first.key, first.salt)
             configuration.additionalKeys = Array(pairs.dropFirst())
         }
+        configuration.signatureSize = try EnvironmentFallback.value(signatureSize, flag: "signature-size", in: URLSigner.signatureSizes)
+            ?? configuration.signatureSize
         configuration.presets = try Self.presets(preset)
         configuration.onlyPresets = try EnvironmentFallback.flag(onlyPresets, flag: "only-presets")
         configuration.allowUnsigned = try EnvironmentFallback.flag(allowUnsigned, flag: "allow-unsigned")

@@ -19,6 +19,8 @@ package struct ServeConfiguration: Sendable {
     /// More key/salt pairs whose signatures are accepted too, so a key can be rotated without downtime (`--key`
     /// and `--salt` given several times); `key`/`salt` is the pair that signs.
     package var additionalKeys: [URLSigner.KeyPair] = []
+    /// imgproxy's `IMGPROXY_SIGNATURE_SIZE`: signatures are the HMAC's first this many bytes (1-32).
+    package var signatureSize = 32
     /// Named option lists for processing URLs (`pr:NAME`); one named `default` applies to every processing URL.
     package var presets = Presets()
     /// Processing URLs may hold presets only: a finite set of images per source, which nobody can fill the cache
@@ -174,6 +176,10 @@ package struct ServeConfiguration: Sendable {
     /// Why this configuration must not start, or nil.
     package func problem() -> String? {
         if let problem = requestSettingsProblem() { return problem }
+        if !URLSigner.signatureSizes.contains(signatureSize) {
+            return "--signature-size must be \(URLSigner.signatureSizes.lowerBound)-\(URLSigner.signatureSizes.upperBound) bytes "
+                + "(HMAC-SHA256 has 32; imgproxy's IMGPROXY_SIGNATURE_SIZE)"
+        }
         if key == nil && !allowUnsigned && !Self.isLoopback(host) {
             return "refusing to serve unsigned URLs on \(host): without --key anyone can use it as an open image proxy; "
                 + "set --key and --salt, bind to 127.0.0.1, or pass --allow-unsigned"
