@@ -70,6 +70,11 @@ struct ServeCommand: AsyncParsableCommand {
         flag: "signature-size"), valueName: "bytes"))
     var signatureSize: Int?
 
+    @Option(help: ArgumentHelp(EnvironmentFallback.help(
+        "A signature segment accepted for any path without an HMAC check (repeatable; the variable takes a comma list; imgproxy's IMGPROXY_TRUSTED_SIGNATURES).",
+        flag: "trusted-signature"), valueName: "signature"))
+    var trustedSignature: [String] = []
+
     @Option(help: ArgumentHelp(
         "A processing preset NAME=options, e.g. thumb=rs:fill:300:200/g:sm (repeatable); one named default applies to every processing URL (env THUMBCACHE_PRESETS, imgproxy's a=...,b=... form).",
         valueName: "name=options"))
@@ -275,6 +280,7 @@ struct ServeCommand: AsyncParsableCommand {
         }
         configuration.signatureSize = try EnvironmentFallback.value(signatureSize, flag: "signature-size", in: URLSigner.signatureSizes)
             ?? configuration.signatureSize
+        configuration.trustedSignatures = try EnvironmentFallback.list(trustedSignature, flag: "trusted-signature").map(\.value)
         configuration.presets = try Self.presets(preset)
         configuration.onlyPresets = try EnvironmentFallback.flag(onlyPresets, flag: "only-presets")
         configuration.allowUnsigned = try EnvironmentFallback.flag(allowUnsigned, flag: "allow-unsigned")

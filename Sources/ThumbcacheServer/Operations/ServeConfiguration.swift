@@ -21,6 +21,8 @@ package struct ServeConfiguration: Sendable {
     package var additionalKeys: [URLSigner.KeyPair] = []
     /// imgproxy's `IMGPROXY_SIGNATURE_SIZE`: signatures are the HMAC's first this many bytes (1-32).
     package var signatureSize = 32
+    /// imgproxy's `IMGPROXY_TRUSTED_SIGNATURES`: signature segments accepted for any path, without an HMAC check.
+    package var trustedSignatures: [String] = []
     /// Named option lists for processing URLs (`pr:NAME`); one named `default` applies to every processing URL.
     package var presets = Presets()
     /// Processing URLs may hold presets only: a finite set of images per source, which nobody can fill the cache
@@ -179,6 +181,10 @@ package struct ServeConfiguration: Sendable {
         if !URLSigner.signatureSizes.contains(signatureSize) {
             return "--signature-size must be \(URLSigner.signatureSizes.lowerBound)-\(URLSigner.signatureSizes.upperBound) bytes "
                 + "(HMAC-SHA256 has 32; imgproxy's IMGPROXY_SIGNATURE_SIZE)"
+        }
+        if let bad = trustedSignatures.first(where: { $0.isEmpty || $0.contains("/") || $0 == URLSigner.unsigned }) {
+            return "--trusted-signature \"\(bad)\": must be one non-empty path segment other than \(URLSigner.unsigned) "
+                + "(no \"/\"), as it is sent in place of the signature"
         }
         if key == nil && !allowUnsigned && !Self.isLoopback(host) {
             return "refusing to serve unsigned URLs on \(host): without --key anyone can use it as an open image proxy; "
