@@ -28,7 +28,6 @@ MISSING = {
     "setting:url_replacements": "source URL replacements (IMGPROXY_URL_REPLACEMENTS)",
     "setting:arguments_separator": "another arguments separator (IMGPROXY_ARGUMENTS_SEPARATOR)",
     "setting:base64_url_includes_filename": "IMGPROXY_BASE64_URL_INCLUDES_FILENAME",
-    "setting:allowed_processing_options": "IMGPROXY_ALLOWED_PROCESSING_OPTIONS",
     "setting:enforce_jxl": "JPEG XL output (IMGPROXY_ENFORCE_JXL)",
     "setting:max_src_resolution": "IMGPROXY_MAX_SRC_RESOLUTION",
     "setting:path_prefix": "a path prefix (IMGPROXY_PATH_PREFIX)",
@@ -67,6 +66,7 @@ SETTING_FLAGS = {  # imgproxy settings serve has, as serve's flags
     "quality": lambda value: ["--format-quality", f"jpeg={value},webp={value},avif={value}"],
     "max_src_file_size": lambda value: ["--max-download-size", str(value)],
     "signature_size": lambda value: ["--signature-size", str(value)],
+    "allowed_processing_options": lambda value: ["--allowed-processing-options", ",".join(value)],
     "trusted_signatures": lambda value: [a for sig in value for a in ("--trusted-signature", sig)],
 }
 NO_LOOPBACK = "(no --allow-loopback-sources)"

@@ -84,6 +84,11 @@ struct ServeCommand: AsyncParsableCommand {
         "Processing URLs may name presets only (pr:NAME): no URL can ask for an image outside them.", flag: "only-presets")))
     var onlyPresets = false
 
+    @Option(help: ArgumentHelp(EnvironmentFallback.help(
+        "Comma list of the option names a processing URL may hold, as URLs spell them (e.g. w,h,pr); others are a 400 forbidden_option. Presets may use any (imgproxy's IMGPROXY_ALLOWED_PROCESSING_OPTIONS). Default: all.",
+        flag: "allowed-processing-options"), valueName: "names"))
+    var allowedProcessingOptions: String?
+
     @Flag(help: ArgumentHelp(EnvironmentFallback.help("Allow a non-loopback address without --key (an open image proxy).", flag: "allow-unsigned")))
     var allowUnsigned = false
 
@@ -283,6 +288,12 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.trustedSignatures = try EnvironmentFallback.list(trustedSignature, flag: "trusted-signature").map(\.value)
         configuration.presets = try Self.presets(preset)
         configuration.onlyPresets = try EnvironmentFallback.flag(onlyPresets, flag: "only-presets")
+        if let names = try EnvironmentFallback.given(allowedProcessingOptions, flag: "allowed-processing-options") {
+            configuration.allowedProcessingOptions = names.value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            guard !configuration.allowedProcessingOptions.isEmpty, !configuration.allowedProcessingOptions.contains("") else {
+                throw names.failure("--allowed-processing-options must be a comma list of option names, e.g. w,h,rs,pr")
+            }
+        }
         configuration.allowUnsigned = try EnvironmentFallback.flag(allowUnsigned, flag: "allow-unsigned")
         configuration.maxSize = try EnvironmentFallback.value(maxSize, flag: "max-size", in: Limits.sizes) ?? configuration.maxSize
         configuration.maxResultDimension = try EnvironmentFallback.value(maxResultDimension, flag: "max-result-dimension",

@@ -307,4 +307,30 @@ import ThumbcacheKit
         #expect(problem { $0.presets = presets }?.contains("--allow-security-options") == true)
         #expect(problem { $0.presets = presets; $0.allowSecurityOptions = true } == nil)
     }
+
+    // MARK: allowed processing options
+
+    @Test func onlyTheAllowedOptionsMayBeInAURLWhilePresetsUseAny() async throws {
+        let origin = try await TestOrigin()
+        origin.image("/a.jpg", Fixtures.jpeg)
+        let server = try await ServerHarness {
+            $0.allowedProcessingOptions = ["w", "h", "pr"]
+            $0.presets = try! Presets(definitions: ["soft=blur:0.5"])
+        }
+        let source = origin.url("/a.jpg")
+        #expect(try await server.request(Self.base64("w:100/h:60", source)).status == 200)
+        #expect(try await server.request(Self.base64("w:100/pr:soft", source)).status == 200, "a preset may use any option")
+        let renders = server.metric("thumbcache_render_duration_seconds_count")
+        for options in ["w:100/bl:2", "width:100", "pr:soft/bl:2"] {
+            let refused = try await server.request(Self.base64(options, source))
+            #expect(refused.status == 400 && refused.json["error"] == "forbidden_option", "\(options)")
+            #expect(refused.json["message"]?.contains("--allowed-processing-options") == true)
+        }
+        #expect(server.metric("thumbcache_render_duration_seconds_count") == renders, "nothing rendered")
+        var configuration = ServeConfiguration()
+        configuration.allowedProcessingOptions = ["w", "nonsense"]
+        #expect(configuration.problem()?.contains("\"nonsense\"") == true)
+        await server.stop()
+        await origin.stop()
+    }
 }

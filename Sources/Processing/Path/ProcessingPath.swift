@@ -34,8 +34,10 @@ public struct ProcessingPath: Sendable, Equatable {
         try self.init(restored: RestoredPath(segments: segments), presets: presets, onlyPresets: onlyPresets, base: base)
     }
 
+    /// `allowedOptions`: the option names (as spelled) a URL may hold, imgproxy's
+    /// `IMGPROXY_ALLOWED_PROCESSING_OPTIONS`; nil: any. Presets may use any option, as imgproxy's do.
     public init(restored: RestoredPath, presets: Presets = Presets(), onlyPresets: Bool = false,
-                base: ProcessingOptions = ProcessingOptions()) throws(ProcessingError) {
+                base: ProcessingOptions = ProcessingOptions(), allowedOptions: Set<String>? = nil) throws(ProcessingError) {
         signature = restored.signature
         let rest = restored.segments
         guard !rest.isEmpty else { throw .badPath("the source URL is missing after the signature") }
@@ -52,6 +54,10 @@ public struct ProcessingPath: Sendable, Equatable {
             }
             // Options run up to the first segment without a ":", where the source starts.
             while sourceStart < rest.endIndex, rest[sourceStart].contains(":") {
+                if let allowedOptions {
+                    let name = String(rest[sourceStart].prefix { $0 != ":" })
+                    guard allowedOptions.contains(name) else { throw .forbiddenOption(name) }
+                }
                 try options.apply(segment: rest[sourceStart], presets: presets)
                 sourceStart += 1
             }

@@ -28,6 +28,9 @@ package struct ServeConfiguration: Sendable {
     /// Processing URLs may hold presets only: a finite set of images per source, which nobody can fill the cache
     /// with variants of.
     package var onlyPresets = false
+    /// imgproxy's `IMGPROXY_ALLOWED_PROCESSING_OPTIONS`: the option names (as spelled in the URL) a processing URL
+    /// may hold; empty: any. Presets may use any.
+    package var allowedProcessingOptions: [String] = []
     /// Allows a non-loopback bind without a key: an open image proxy.
     package var allowUnsigned = false
     /// The server's hard limit: the short grammar's largest size and the longest side of any processed image (a
@@ -142,6 +145,7 @@ package struct ServeConfiguration: Sendable {
         rules.maxResultDimension = maxResultDimension
         rules.allowSecurityOptions = allowSecurityOptions
         rules.clientHints = clientHints
+        rules.allowedOptions = allowedProcessingOptions.isEmpty ? nil : Set(allowedProcessingOptions)
         rules.enforced = (enforceAVIF ? [ImageFormat.avif] : []) + (enforceWebP ? [.webp] : [])
         rules.sources = SourceNames(baseURL: sourceBaseURL, localRoot: resolvedLocalRoot)
         return rules
@@ -168,6 +172,10 @@ package struct ServeConfiguration: Sendable {
                 return "--source-base-url \(base): must be an http or https URL prefix (e.g. https://img.example.com/), "
                     + "or local:/// with --local-root"
             }
+        }
+        if let unknown = allowedProcessingOptions.first(where: { OptionName(spelling: $0) == nil && !["pr", "preset"].contains($0) }) {
+            return "--allowed-processing-options names \"\(unknown)\", which is no processing option: list names as URLs "
+                + "spell them (e.g. w,h,rs,pr; docs/processing.md)"
         }
         if !allowSecurityOptions, let name = presets.firstSecurityOption() {
             return "a preset sets \(name), a security option: pass --allow-security-options, or remove it from the preset"

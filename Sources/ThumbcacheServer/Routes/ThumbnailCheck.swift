@@ -68,6 +68,8 @@ final class ThumbnailChecks: Sendable {
         var clientHints = false
         /// Formats that replace a named one when `Accept` names them, the first named winning (AVIF before WebP).
         var enforced: [ImageFormat] = []
+        /// imgproxy's `IMGPROXY_ALLOWED_PROCESSING_OPTIONS`: the option names a processing URL may hold; nil: any.
+        var allowedOptions: Set<String>?
         var sources = SourceNames()
     }
 
@@ -147,7 +149,8 @@ final class ThumbnailChecks: Sendable {
             }
             let parsed: ProcessingPath
             do {
-                parsed = try ProcessingPath(restored: restored, presets: presets, onlyPresets: onlyPresets, base: hints.baseOptions)
+                parsed = try ProcessingPath(restored: restored, presets: presets, onlyPresets: onlyPresets, base: hints.baseOptions,
+                                        allowedOptions: rules.allowedOptions)
             } catch {
                 throw ServeError(error)
             }
