@@ -32,7 +32,6 @@ MISSING = {
     "setting:max_src_resolution": "IMGPROXY_MAX_SRC_RESOLUTION",
     "setting:path_prefix": "a path prefix (IMGPROXY_PATH_PREFIX)",
     "setting:allowed_sources": "IMGPROXY_ALLOWED_SOURCES with wildcards and local://",
-    "setting:skip_processing_formats": "IMGPROXY_SKIP_PROCESSING_FORMATS",
     "setting:cache_control_passthrough": "IMGPROXY_CACHE_CONTROL_PASSTHROUGH",
     "setting:etag": "IMGPROXY_USE_ETAG (serve's ETag is its own and always on)",
     "setting:last_modified": "IMGPROXY_USE_LAST_MODIFIED (the origin's Last-Modified, If-Modified-Since relayed)",
@@ -67,6 +66,7 @@ SETTING_FLAGS = {  # imgproxy settings serve has, as serve's flags
     "max_src_file_size": lambda value: ["--max-download-size", str(value)],
     "signature_size": lambda value: ["--signature-size", str(value)],
     "allowed_processing_options": lambda value: ["--allowed-processing-options", ",".join(value)],
+    "skip_processing_formats": lambda value: [a for f in value for a in ("--skip-processing-format", f)],
     "trusted_signatures": lambda value: [a for sig in value for a in ("--trusted-signature", sig)],
 }
 NO_LOOPBACK = "(no --allow-loopback-sources)"

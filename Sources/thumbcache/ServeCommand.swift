@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import ImageDecode
 import Logging
 import ThumbcacheKit
 import ThumbcacheServer
@@ -129,6 +130,11 @@ struct ServeCommand: AsyncParsableCommand {
         "Answer AVIF, even when the URL names another format, when Accept names image/avif (imgproxy's IMGPROXY_ENFORCE_AVIF); before --enforce-webp.",
         flag: "enforce-avif")))
     var enforceAvif = false
+
+    @Option(help: ArgumentHelp(EnvironmentFallback.help(
+        "Sources in this format (jpg, png, webp, avif, gif) are answered unprocessed by every processing URL that keeps their format, a server-wide skip_processing (repeatable; the variable takes a comma list; imgproxy's IMGPROXY_SKIP_PROCESSING_FORMATS).",
+        flag: "skip-processing-format"), valueName: "format"))
+    var skipProcessingFormat: [String] = []
 
     @Option(help: ArgumentHelp(EnvironmentFallback.help(
         "Most arithmetic one processed image's blur, sharpen, pixelate and smart gravity may cost, estimated from the source's header; over it the URL is a 400 too_costly naming the option (default: \(RenderLimits.defaultMaxEffectWork), about 7 s of one core for a blur on our benchmark machine).",
@@ -304,6 +310,13 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.clientHints = try EnvironmentFallback.flag(clientHints, flag: "client-hints")
         configuration.enforceWebP = try EnvironmentFallback.flag(enforceWebp, flag: "enforce-webp")
         configuration.enforceAVIF = try EnvironmentFallback.flag(enforceAvif, flag: "enforce-avif")
+        configuration.skipProcessingFormats = try EnvironmentFallback.list(skipProcessingFormat, flag: "skip-processing-format").map { name in
+            let lowered = name.value.lowercased()
+            guard let format = ImageFormat(rawValue: lowered == "jpg" ? "jpeg" : lowered) else {
+                throw name.failure("--skip-processing-format must be one of jpg, png, webp, avif, gif")
+            }
+            return format
+        }
         configuration.minTTL = try EnvironmentFallback.value(minTtl, flag: "min-ttl", in: Limits.ttls) ?? configuration.minTTL
         configuration.maxTTL = try EnvironmentFallback.value(maxTtl, flag: "max-ttl", in: Limits.ttls) ?? configuration.maxTTL
         configuration.workers = try EnvironmentFallback.value(workers, flag: "workers", in: Limits.workerCounts) ?? configuration.workers

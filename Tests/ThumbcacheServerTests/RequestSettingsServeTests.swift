@@ -333,4 +333,23 @@ import ThumbcacheKit
         await server.stop()
         await origin.stop()
     }
+
+    // MARK: skip processing formats
+
+    @Test func theServersSkipProcessingFormatsAnswerTheSourceAsItIs() async throws {
+        let origin = try await TestOrigin()
+        origin.image("/a.png", Fixtures.png)
+        origin.image("/a.jpg", Fixtures.jpeg)
+        let server = try await ServerHarness { $0.skipProcessingFormats = [.png] }
+        let png = origin.url("/a.png")
+        let kept = try await server.request(Self.plain("rs:fill:4:4", png))
+        #expect(kept.status == 200 && kept.body == Fixtures.png, "a PNG is answered as fetched")
+        #expect(try await server.request(Self.plain("rs:fill:4:4", png + "@png")).body == Fixtures.png)
+        let converted = try await server.request(Self.plain("rs:fill:4:4", png + "@jpg"))
+        #expect(converted.status == 200 && converted.body != Fixtures.png && converted.imageSize?.width == 4,
+                "another format is still processed")
+        #expect(try await server.request(Self.plain("rs:fill:4:4", origin.url("/a.jpg"))).imageSize?.width == 4)
+        await server.stop()
+        await origin.stop()
+    }
 }

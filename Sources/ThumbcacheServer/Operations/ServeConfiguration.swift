@@ -52,6 +52,9 @@ package struct ServeConfiguration: Sendable {
     /// imgproxy's `IMGPROXY_ENFORCE_WEBP`/`_AVIF`: a named format gives way to WebP/AVIF when `Accept` names it.
     package var enforceWebP = false
     package var enforceAVIF = false
+    /// imgproxy's `IMGPROXY_SKIP_PROCESSING_FORMATS`: sources in these formats are answered as they are by every
+    /// processing URL that keeps their format (a server-wide `skip_processing`).
+    package var skipProcessingFormats: [ImageFormat] = []
     /// Bounds of the `max-age` sent: the source's remaining freshness, clamped.
     package var minTTL = 60
     package var maxTTL = 31_536_000
@@ -146,6 +149,7 @@ package struct ServeConfiguration: Sendable {
         rules.allowSecurityOptions = allowSecurityOptions
         rules.clientHints = clientHints
         rules.allowedOptions = allowedProcessingOptions.isEmpty ? nil : Set(allowedProcessingOptions)
+        rules.skipProcessingFormats = Set(skipProcessingFormats)
         rules.enforced = (enforceAVIF ? [ImageFormat.avif] : []) + (enforceWebP ? [.webp] : [])
         rules.sources = SourceNames(baseURL: sourceBaseURL, localRoot: resolvedLocalRoot)
         return rules

@@ -70,6 +70,8 @@ final class ThumbnailChecks: Sendable {
         var enforced: [ImageFormat] = []
         /// imgproxy's `IMGPROXY_ALLOWED_PROCESSING_OPTIONS`: the option names a processing URL may hold; nil: any.
         var allowedOptions: Set<String>?
+        /// imgproxy's `IMGPROXY_SKIP_PROCESSING_FORMATS`: every processing URL's `skip_processing` includes these.
+        var skipProcessingFormats: Set<ImageFormat> = []
         var sources = SourceNames()
     }
 
@@ -168,8 +170,8 @@ final class ThumbnailChecks: Sendable {
         }
     }
 
-    /// imgproxy's security options: refused (403) unless the server allows them; then the server's default
-    /// `max_result_dimension` where the URL names none, so the canonical form, and the key, hold the limit applied.
+    /// imgproxy's security options: refused (403) unless the server allows them; the server's skip-processing
+    /// formats; then the server's default `max_result_dimension` where the URL names none, so the canonical form, and the key, hold the limit applied.
     private func applySecurityRules(to options: inout ProcessingOptions) throws(ServeError) {
         if !rules.allowSecurityOptions {
             let named: [OptionName] = [options.geometry.maxResultDimension == nil ? nil : .maxResultDimension,
@@ -180,6 +182,8 @@ final class ThumbnailChecks: Sendable {
                                  + "server does not take from URLs: remove it, or start serve with --allow-security-options")
             }
         }
+        // The server's skp joins the URL's, so the canonical form (and the cache key) says what is done.
+        options.skipProcessing.formUnion(rules.skipProcessingFormats)
         if options.geometry.maxResultDimension == nil, rules.maxResultDimension > 0 {
             options.geometry.maxResultDimension = rules.maxResultDimension
         }
