@@ -30,7 +30,6 @@ MISSING = {
     "setting:base64_url_includes_filename": "IMGPROXY_BASE64_URL_INCLUDES_FILENAME",
     "setting:enforce_jxl": "JPEG XL output (IMGPROXY_ENFORCE_JXL)",
     "setting:max_src_resolution": "IMGPROXY_MAX_SRC_RESOLUTION",
-    "setting:path_prefix": "a path prefix (IMGPROXY_PATH_PREFIX)",
     "setting:allowed_sources": "IMGPROXY_ALLOWED_SOURCES with wildcards and local://",
     "setting:cache_control_passthrough": "IMGPROXY_CACHE_CONTROL_PASSTHROUGH",
     "setting:etag": "IMGPROXY_USE_ETAG (serve's ETag is its own and always on)",
@@ -67,6 +66,7 @@ SETTING_FLAGS = {  # imgproxy settings serve has, as serve's flags
     "signature_size": lambda value: ["--signature-size", str(value)],
     "allowed_processing_options": lambda value: ["--allowed-processing-options", ",".join(value)],
     "skip_processing_formats": lambda value: [a for f in value for a in ("--skip-processing-format", f)],
+    "path_prefix": lambda value: ["--path-prefix", value],
     "trusted_signatures": lambda value: [a for sig in value for a in ("--trusted-signature", sig)],
 }
 NO_LOOPBACK = "(no --allow-loopback-sources)"

@@ -116,6 +116,11 @@ struct ServeCommand: AsyncParsableCommand {
         flag: "source-base-url"), valueName: "url"))
     var sourceBaseUrl: String?
 
+    @Option(help: ArgumentHelp(EnvironmentFallback.help(
+        "Thumbnail paths (both grammars) start with this, e.g. /imgproxy; the signature covers what follows it (imgproxy's IMGPROXY_PATH_PREFIX).",
+        flag: "path-prefix"), valueName: "path"))
+    var pathPrefix: String?
+
     @Flag(help: ArgumentHelp(EnvironmentFallback.help(
         "Processing URLs take dpr and width from the Sec-CH-DPR/DPR and Sec-CH-Width/Width request headers when the URL does not set them (imgproxy's IMGPROXY_ENABLE_CLIENT_HINTS); answers Vary on them.",
         flag: "client-hints")))
@@ -306,6 +311,7 @@ struct ServeCommand: AsyncParsableCommand {
                                                                          in: 0...Limits.sizes.upperBound) ?? 0
         configuration.allowSecurityOptions = try EnvironmentFallback.flag(allowSecurityOptions, flag: "allow-security-options")
         configuration.localRoot = try EnvironmentFallback.value(localRoot, flag: "local-root", emptyIsError: true)
+        configuration.pathPrefix = try EnvironmentFallback.value(pathPrefix, flag: "path-prefix", emptyIsError: true)
         configuration.sourceBaseURL = try EnvironmentFallback.value(sourceBaseUrl, flag: "source-base-url", emptyIsError: true)
         configuration.clientHints = try EnvironmentFallback.flag(clientHints, flag: "client-hints")
         configuration.enforceWebP = try EnvironmentFallback.flag(enforceWebp, flag: "enforce-webp")

@@ -352,4 +352,26 @@ import ThumbcacheKit
         await server.stop()
         await origin.stop()
     }
+
+    // MARK: path prefix
+
+    @Test func thumbnailPathsLiveUnderThePrefix() async throws {
+        let origin = try await TestOrigin()
+        origin.image("/a.jpg", Fixtures.jpeg)
+        let server = try await ServerHarness { $0.pathPrefix = "/imgproxy" }
+        let source = origin.url("/a.jpg")
+        #expect(try await server.request("/imgproxy" + Self.plain("rs:fit:100:100", source)).imageSize?.width == 100)
+        #expect(try await server.request("/imgproxy" + server.path(source, size: 64)).status == 200)
+        let outside = try await server.request(Self.plain("rs:fit:100:100", source))
+        #expect(outside.status == 404 && outside.json["error"] == "not_found")
+        #expect(try await server.request("/imgproxyx" + Self.plain("rs:fit:100:100", source)).status == 404)
+        #expect(try await server.request("/healthz").status == 200, "other routes stay where they are")
+        var configuration = ServeConfiguration()
+        for bad in ["imgproxy", "/", "/imgproxy/", "/a?b"] {
+            configuration.pathPrefix = bad
+            #expect(configuration.problem()?.contains("--path-prefix") == true, "\(bad)")
+        }
+        await server.stop()
+        await origin.stop()
+    }
 }

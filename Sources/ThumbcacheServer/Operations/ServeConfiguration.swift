@@ -47,6 +47,8 @@ package struct ServeConfiguration: Sendable {
     package var localRoot: String?
     /// imgproxy's `IMGPROXY_BASE_URL`: prepended to every source that does not start with it.
     package var sourceBaseURL: String?
+    /// imgproxy's `IMGPROXY_PATH_PREFIX`: thumbnail paths (both grammars) start with it; nil: none.
+    package var pathPrefix: String?
     /// imgproxy's `IMGPROXY_ENABLE_CLIENT_HINTS`: processing URLs take dpr and width from the client hints.
     package var clientHints = false
     /// imgproxy's `IMGPROXY_ENFORCE_WEBP`/`_AVIF`: a named format gives way to WebP/AVIF when `Accept` names it.
@@ -150,6 +152,7 @@ package struct ServeConfiguration: Sendable {
         rules.clientHints = clientHints
         rules.allowedOptions = allowedProcessingOptions.isEmpty ? nil : Set(allowedProcessingOptions)
         rules.skipProcessingFormats = Set(skipProcessingFormats)
+        rules.pathPrefix = pathPrefix
         rules.enforced = (enforceAVIF ? [ImageFormat.avif] : []) + (enforceWebP ? [.webp] : [])
         rules.sources = SourceNames(baseURL: sourceBaseURL, localRoot: resolvedLocalRoot)
         return rules
@@ -180,6 +183,11 @@ package struct ServeConfiguration: Sendable {
         if let unknown = allowedProcessingOptions.first(where: { OptionName(spelling: $0) == nil && !["pr", "preset"].contains($0) }) {
             return "--allowed-processing-options names \"\(unknown)\", which is no processing option: list names as URLs "
                 + "spell them (e.g. w,h,rs,pr; docs/processing.md)"
+        }
+        if let pathPrefix, pathPrefix.count < 2 || !pathPrefix.hasPrefix("/") || pathPrefix.hasSuffix("/")
+            || pathPrefix.contains(where: { $0 == "?" || $0 == "#" || $0 == "%" || $0 == " " }) {
+            return "--path-prefix \(pathPrefix): must be a path such as /imgproxy: one leading \"/\", none at the end, "
+                + "no ?, #, % or spaces"
         }
         if !allowSecurityOptions, let name = presets.firstSecurityOption() {
             return "a preset sets \(name), a security option: pass --allow-security-options, or remove it from the preset"

@@ -73,6 +73,8 @@ final class ThumbnailChecks: Sendable {
         /// imgproxy's `IMGPROXY_SKIP_PROCESSING_FORMATS`: every processing URL's `skip_processing` includes these.
         var skipProcessingFormats: Set<ImageFormat> = []
         var sources = SourceNames()
+        /// imgproxy's `IMGPROXY_PATH_PREFIX`: thumbnail paths start with it (`/imgproxy`, no trailing "/"); nil: none.
+        var pathPrefix: String?
     }
 
     init(signer: URLSigner, maxSize: Int, presets: Presets = Presets(), onlyPresets: Bool = false, rules: Rules = Rules()) {
@@ -92,7 +94,7 @@ final class ThumbnailChecks: Sendable {
 
     /// The check of one request: its target and the fields it reads (`Accept`, the client hints when enabled).
     func check(target: String, headers: HTTPFields, now: Int64 = Int64(time(nil))) throws(ServeError) -> ThumbnailCheck {
-        let path = Self.path(ofTarget: target)
+        let path = try unprefixed(Self.path(ofTarget: target))
         let hints = rules.clientHints ? ClientHints(headers) : ClientHints()
         // Hints change a processing URL's options, so each value of them is a check of its own.
         let memoKey = hints.isEmpty ? path : path + hints.memoSuffix
@@ -187,6 +189,16 @@ final class ThumbnailChecks: Sendable {
         if options.geometry.maxResultDimension == nil, rules.maxResultDimension > 0 {
             options.geometry.maxResultDimension = rules.maxResultDimension
         }
+    }
+
+    /// The path without the server's prefix (everything after it is what is parsed and signed, as in imgproxy);
+    /// a path outside the prefix names nothing here: 404.
+    private func unprefixed(_ path: String) throws(ServeError) -> String {
+        guard let prefix = rules.pathPrefix else { return path }
+        guard path.hasPrefix(prefix), path.utf8.dropFirst(prefix.utf8.count).first == UInt8(ascii: "/") else {
+            throw ServeError(status: .notFound, code: "not_found", message: "thumbnail paths start with \(prefix)/ on this server (--path-prefix)")
+        }
+        return String(path.dropFirst(prefix.count))
     }
 
     private var badSignature: ServeError {
