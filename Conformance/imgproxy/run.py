@@ -27,7 +27,6 @@ MISSING = {
     "setting:use_linear_colorspace": "IMGPROXY_USE_LINEAR_COLORSPACE",
     "setting:url_replacements": "source URL replacements (IMGPROXY_URL_REPLACEMENTS)",
     "setting:arguments_separator": "another arguments separator (IMGPROXY_ARGUMENTS_SEPARATOR)",
-    "setting:base64_url_includes_filename": "IMGPROXY_BASE64_URL_INCLUDES_FILENAME",
     "setting:enforce_jxl": "JPEG XL output (IMGPROXY_ENFORCE_JXL)",
     "setting:max_src_resolution": "IMGPROXY_MAX_SRC_RESOLUTION",
     "setting:allowed_sources": "IMGPROXY_ALLOWED_SOURCES with wildcards and local://",
@@ -67,6 +66,7 @@ SETTING_FLAGS = {  # imgproxy settings serve has, as serve's flags
     "allowed_processing_options": lambda value: ["--allowed-processing-options", ",".join(value)],
     "skip_processing_formats": lambda value: [a for f in value for a in ("--skip-processing-format", f)],
     "path_prefix": lambda value: ["--path-prefix", value],
+    "base64_url_includes_filename": lambda value: ["--base64-url-includes-filename"] if value else [],
     "trusted_signatures": lambda value: [a for sig in value for a in ("--trusted-signature", sig)],
 }
 NO_LOOPBACK = "(no --allow-loopback-sources)"

@@ -90,6 +90,11 @@ struct ServeCommand: AsyncParsableCommand {
         flag: "allowed-processing-options"), valueName: "names"))
     var allowedProcessingOptions: String?
 
+    @Flag(help: ArgumentHelp(EnvironmentFallback.help(
+        "A base64 source split by \"/\" ends with a filename for the client, which is dropped: /<sig>/<options>/<base64>/<name> (imgproxy's IMGPROXY_BASE64_URL_INCLUDES_FILENAME).",
+        flag: "base64-url-includes-filename")))
+    var base64UrlIncludesFilename = false
+
     @Flag(help: ArgumentHelp(EnvironmentFallback.help("Allow a non-loopback address without --key (an open image proxy).", flag: "allow-unsigned")))
     var allowUnsigned = false
 
@@ -299,6 +304,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.trustedSignatures = try EnvironmentFallback.list(trustedSignature, flag: "trusted-signature").map(\.value)
         configuration.presets = try Self.presets(preset)
         configuration.onlyPresets = try EnvironmentFallback.flag(onlyPresets, flag: "only-presets")
+        configuration.base64URLIncludesFilename = try EnvironmentFallback.flag(base64UrlIncludesFilename, flag: "base64-url-includes-filename")
         if let names = try EnvironmentFallback.given(allowedProcessingOptions, flag: "allowed-processing-options") {
             configuration.allowedProcessingOptions = names.value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
             guard !configuration.allowedProcessingOptions.isEmpty, !configuration.allowedProcessingOptions.contains("") else {

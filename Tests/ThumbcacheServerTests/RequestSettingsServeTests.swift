@@ -374,4 +374,27 @@ import ThumbcacheKit
         await server.stop()
         await origin.stop()
     }
+
+    // MARK: base64 URLs with a filename
+
+    @Test func aBase64SourcesLastPieceIsAFilenameWhenTheServerSaysSo() async throws {
+        let origin = try await TestOrigin()
+        origin.image("/a.jpg", Fixtures.jpeg)
+        let server = try await ServerHarness { $0.base64URLIncludesFilename = true }
+        let encoded = Base64URL.encode(origin.url("/a.jpg"))
+        let named = try await server.request("/unsafe/rs:fit:100:100/\(encoded).png/puppy.jpg")
+        #expect(named.status == 200 && named.imageSize?.width == 100 && named.header("Content-Type") == "image/png")
+        let split = encoded.index(encoded.startIndex, offsetBy: 10)
+        let pieces = try await server.request("/unsafe/rs:fit:100:100/\(encoded[..<split])/\(encoded[split...])/name")
+        #expect(pieces.status == 200, "the pieces before the name are joined")
+        #expect(try await server.request("/unsafe/rs:fit:100:100/\(encoded)").status == 200, "one piece is the source")
+        var path = try ProcessingPath(restored: RestoredPath(segments: ["sig", "w:10", "\(encoded)", "x.jpg"]),
+                                      base64URLIncludesFilename: true)
+        #expect(path.source == origin.url("/a.jpg"))
+        path = try ProcessingPath(restored: RestoredPath(segments: ["sig", "w:10", "plain", "http:", "", "a.example", "x.jpg"]),
+                                  base64URLIncludesFilename: true)
+        #expect(path.source == "http://a.example/x.jpg", "a plain source keeps its last segment")
+        await server.stop()
+        await origin.stop()
+    }
 }

@@ -31,6 +31,8 @@ package struct ServeConfiguration: Sendable {
     /// imgproxy's `IMGPROXY_ALLOWED_PROCESSING_OPTIONS`: the option names (as spelled in the URL) a processing URL
     /// may hold; empty: any. Presets may use any.
     package var allowedProcessingOptions: [String] = []
+    /// imgproxy's `IMGPROXY_BASE64_URL_INCLUDES_FILENAME`: a base64 source split by "/" ends with a filename, dropped.
+    package var base64URLIncludesFilename = false
     /// Allows a non-loopback bind without a key: an open image proxy.
     package var allowUnsigned = false
     /// The server's hard limit: the short grammar's largest size and the longest side of any processed image (a
@@ -153,6 +155,7 @@ package struct ServeConfiguration: Sendable {
         rules.allowedOptions = allowedProcessingOptions.isEmpty ? nil : Set(allowedProcessingOptions)
         rules.skipProcessingFormats = Set(skipProcessingFormats)
         rules.pathPrefix = pathPrefix
+        rules.base64URLIncludesFilename = base64URLIncludesFilename
         rules.enforced = (enforceAVIF ? [ImageFormat.avif] : []) + (enforceWebP ? [.webp] : [])
         rules.sources = SourceNames(baseURL: sourceBaseURL, localRoot: resolvedLocalRoot)
         return rules

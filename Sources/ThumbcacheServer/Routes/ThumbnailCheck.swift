@@ -70,6 +70,8 @@ final class ThumbnailChecks: Sendable {
         var enforced: [ImageFormat] = []
         /// imgproxy's `IMGPROXY_ALLOWED_PROCESSING_OPTIONS`: the option names a processing URL may hold; nil: any.
         var allowedOptions: Set<String>?
+        /// imgproxy's `IMGPROXY_BASE64_URL_INCLUDES_FILENAME`: a split base64 source's last piece is a filename.
+        var base64URLIncludesFilename = false
         /// imgproxy's `IMGPROXY_SKIP_PROCESSING_FORMATS`: every processing URL's `skip_processing` includes these.
         var skipProcessingFormats: Set<ImageFormat> = []
         var sources = SourceNames()
@@ -154,7 +156,8 @@ final class ThumbnailChecks: Sendable {
             let parsed: ProcessingPath
             do {
                 parsed = try ProcessingPath(restored: restored, presets: presets, onlyPresets: onlyPresets, base: hints.baseOptions,
-                                        allowedOptions: rules.allowedOptions)
+                                        allowedOptions: rules.allowedOptions,
+                                        base64URLIncludesFilename: rules.base64URLIncludesFilename)
             } catch {
                 throw ServeError(error)
             }
