@@ -27,15 +27,9 @@ MISSING = {
     "setting:use_linear_colorspace": "IMGPROXY_USE_LINEAR_COLORSPACE",
     "setting:url_replacements": "source URL replacements (IMGPROXY_URL_REPLACEMENTS)",
     "setting:arguments_separator": "another arguments separator (IMGPROXY_ARGUMENTS_SEPARATOR)",
-    "setting:base64_url_includes_filename": "IMGPROXY_BASE64_URL_INCLUDES_FILENAME",
-    "setting:allowed_processing_options": "IMGPROXY_ALLOWED_PROCESSING_OPTIONS",
     "setting:enforce_jxl": "JPEG XL output (IMGPROXY_ENFORCE_JXL)",
-    "setting:signature_size": "a truncated signature (IMGPROXY_SIGNATURE_SIZE)",
-    "setting:trusted_signatures": "trusted signatures (IMGPROXY_TRUSTED_SIGNATURES)",
     "setting:max_src_resolution": "IMGPROXY_MAX_SRC_RESOLUTION",
-    "setting:path_prefix": "a path prefix (IMGPROXY_PATH_PREFIX)",
     "setting:allowed_sources": "IMGPROXY_ALLOWED_SOURCES with wildcards and local://",
-    "setting:skip_processing_formats": "IMGPROXY_SKIP_PROCESSING_FORMATS",
     "setting:cache_control_passthrough": "IMGPROXY_CACHE_CONTROL_PASSTHROUGH",
     "setting:etag": "IMGPROXY_USE_ETAG (serve's ETag is its own and always on)",
     "setting:last_modified": "IMGPROXY_USE_LAST_MODIFIED (the origin's Last-Modified, If-Modified-Since relayed)",
@@ -68,6 +62,12 @@ SETTING_FLAGS = {  # imgproxy settings serve has, as serve's flags
     "allow_loopback_sources": lambda value: [] if value else [NO_LOOPBACK],
     "quality": lambda value: ["--format-quality", f"jpeg={value},webp={value},avif={value}"],
     "max_src_file_size": lambda value: ["--max-download-size", str(value)],
+    "signature_size": lambda value: ["--signature-size", str(value)],
+    "allowed_processing_options": lambda value: ["--allowed-processing-options", ",".join(value)],
+    "skip_processing_formats": lambda value: [a for f in value for a in ("--skip-processing-format", f)],
+    "path_prefix": lambda value: ["--path-prefix", value],
+    "base64_url_includes_filename": lambda value: ["--base64-url-includes-filename"] if value else [],
+    "trusted_signatures": lambda value: [a for sig in value for a in ("--trusted-signature", sig)],
 }
 NO_LOOPBACK = "(no --allow-loopback-sources)"
 # imgproxy's server test suite (testutil/servertest/suite.go) starts every processing and integration test with

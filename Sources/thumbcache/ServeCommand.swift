@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import ImageDecode
 import Logging
 import ThumbcacheKit
 import ThumbcacheServer
@@ -65,6 +66,16 @@ struct ServeCommand: AsyncParsableCommand {
         "Salt in hex, prepended to the signed path; one per --key, in the same order (none: no salt).", flag: "salt"), valueName: "hex"))
     var salt: [String] = []
 
+    @Option(help: ArgumentHelp(EnvironmentFallback.help(
+        "Signatures are the HMAC's first this many bytes, 1-32, for shorter URLs (imgproxy's IMGPROXY_SIGNATURE_SIZE; default: 32).",
+        flag: "signature-size"), valueName: "bytes"))
+    var signatureSize: Int?
+
+    @Option(help: ArgumentHelp(EnvironmentFallback.help(
+        "A signature segment accepted for any path without an HMAC check (repeatable; the variable takes a comma list; imgproxy's IMGPROXY_TRUSTED_SIGNATURES).",
+        flag: "trusted-signature"), valueName: "signature"))
+    var trustedSignature: [String] = []
+
     @Option(help: ArgumentHelp(
         "A processing preset NAME=options, e.g. thumb=rs:fill:300:200/g:sm (repeatable); one named default applies to every processing URL (env THUMBCACHE_PRESETS, imgproxy's a=...,b=... form).",
         valueName: "name=options"))
@@ -73,6 +84,16 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(help: ArgumentHelp(EnvironmentFallback.help(
         "Processing URLs may name presets only (pr:NAME): no URL can ask for an image outside them.", flag: "only-presets")))
     var onlyPresets = false
+
+    @Option(help: ArgumentHelp(EnvironmentFallback.help(
+        "Comma list of the option names a processing URL may hold, as URLs spell them (e.g. w,h,pr); others are a 400 forbidden_option. Presets may use any (imgproxy's IMGPROXY_ALLOWED_PROCESSING_OPTIONS). Default: all.",
+        flag: "allowed-processing-options"), valueName: "names"))
+    var allowedProcessingOptions: String?
+
+    @Flag(help: ArgumentHelp(EnvironmentFallback.help(
+        "A base64 source split by \"/\" ends with a filename for the client, which is dropped: /<sig>/<options>/<base64>/<name> (imgproxy's IMGPROXY_BASE64_URL_INCLUDES_FILENAME).",
+        flag: "base64-url-includes-filename")))
+    var base64UrlIncludesFilename = false
 
     @Flag(help: ArgumentHelp(EnvironmentFallback.help("Allow a non-loopback address without --key (an open image proxy).", flag: "allow-unsigned")))
     var allowUnsigned = false
@@ -100,6 +121,11 @@ struct ServeCommand: AsyncParsableCommand {
         flag: "source-base-url"), valueName: "url"))
     var sourceBaseUrl: String?
 
+    @Option(help: ArgumentHelp(EnvironmentFallback.help(
+        "Thumbnail paths (both grammars) start with this, e.g. /imgproxy; the signature covers what follows it (imgproxy's IMGPROXY_PATH_PREFIX).",
+        flag: "path-prefix"), valueName: "path"))
+    var pathPrefix: String?
+
     @Flag(help: ArgumentHelp(EnvironmentFallback.help(
         "Processing URLs take dpr and width from the Sec-CH-DPR/DPR and Sec-CH-Width/Width request headers when the URL does not set them (imgproxy's IMGPROXY_ENABLE_CLIENT_HINTS); answers Vary on them.",
         flag: "client-hints")))
@@ -114,6 +140,11 @@ struct ServeCommand: AsyncParsableCommand {
         "Answer AVIF, even when the URL names another format, when Accept names image/avif (imgproxy's IMGPROXY_ENFORCE_AVIF); before --enforce-webp.",
         flag: "enforce-avif")))
     var enforceAvif = false
+
+    @Option(help: ArgumentHelp(EnvironmentFallback.help(
+        "Sources in this format (jpg, png, webp, avif, gif) are answered unprocessed by every processing URL that keeps their format, a server-wide skip_processing (repeatable; the variable takes a comma list; imgproxy's IMGPROXY_SKIP_PROCESSING_FORMATS).",
+        flag: "skip-processing-format"), valueName: "format"))
+    var skipProcessingFormat: [String] = []
 
     @Option(help: ArgumentHelp(EnvironmentFallback.help(
         "Most arithmetic one processed image's blur, sharpen, pixelate and smart gravity may cost, estimated from the source's header; over it the URL is a 400 too_costly naming the option (default: \(RenderLimits.defaultMaxEffectWork), about 7 s of one core for a blur on our benchmark machine).",
@@ -268,18 +299,36 @@ struct ServeCommand: AsyncParsableCommand {
             (configuration.key, configuration.salt) = (first.key, first.salt)
             configuration.additionalKeys = Array(pairs.dropFirst())
         }
+        configuration.signatureSize = try EnvironmentFallback.value(signatureSize, flag: "signature-size", in: URLSigner.signatureSizes)
+            ?? configuration.signatureSize
+        configuration.trustedSignatures = try EnvironmentFallback.list(trustedSignature, flag: "trusted-signature").map(\.value)
         configuration.presets = try Self.presets(preset)
         configuration.onlyPresets = try EnvironmentFallback.flag(onlyPresets, flag: "only-presets")
+        configuration.base64URLIncludesFilename = try EnvironmentFallback.flag(base64UrlIncludesFilename, flag: "base64-url-includes-filename")
+        if let names = try EnvironmentFallback.given(allowedProcessingOptions, flag: "allowed-processing-options") {
+            configuration.allowedProcessingOptions = names.value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            guard !configuration.allowedProcessingOptions.isEmpty, !configuration.allowedProcessingOptions.contains("") else {
+                throw names.failure("--allowed-processing-options must be a comma list of option names, e.g. w,h,rs,pr")
+            }
+        }
         configuration.allowUnsigned = try EnvironmentFallback.flag(allowUnsigned, flag: "allow-unsigned")
         configuration.maxSize = try EnvironmentFallback.value(maxSize, flag: "max-size", in: Limits.sizes) ?? configuration.maxSize
         configuration.maxResultDimension = try EnvironmentFallback.value(maxResultDimension, flag: "max-result-dimension",
                                                                          in: 0...Limits.sizes.upperBound) ?? 0
         configuration.allowSecurityOptions = try EnvironmentFallback.flag(allowSecurityOptions, flag: "allow-security-options")
         configuration.localRoot = try EnvironmentFallback.value(localRoot, flag: "local-root", emptyIsError: true)
+        configuration.pathPrefix = try EnvironmentFallback.value(pathPrefix, flag: "path-prefix", emptyIsError: true)
         configuration.sourceBaseURL = try EnvironmentFallback.value(sourceBaseUrl, flag: "source-base-url", emptyIsError: true)
         configuration.clientHints = try EnvironmentFallback.flag(clientHints, flag: "client-hints")
         configuration.enforceWebP = try EnvironmentFallback.flag(enforceWebp, flag: "enforce-webp")
         configuration.enforceAVIF = try EnvironmentFallback.flag(enforceAvif, flag: "enforce-avif")
+        configuration.skipProcessingFormats = try EnvironmentFallback.list(skipProcessingFormat, flag: "skip-processing-format").map { name in
+            let lowered = name.value.lowercased()
+            guard let format = ImageFormat(rawValue: lowered == "jpg" ? "jpeg" : lowered) else {
+                throw name.failure("--skip-processing-format must be one of jpg, png, webp, avif, gif")
+            }
+            return format
+        }
         configuration.minTTL = try EnvironmentFallback.value(minTtl, flag: "min-ttl", in: Limits.ttls) ?? configuration.minTTL
         configuration.maxTTL = try EnvironmentFallback.value(maxTtl, flag: "max-ttl", in: Limits.ttls) ?? configuration.maxTTL
         configuration.workers = try EnvironmentFallback.value(workers, flag: "workers", in: Limits.workerCounts) ?? configuration.workers

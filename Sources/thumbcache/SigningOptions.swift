@@ -10,6 +10,11 @@ struct SigningOptions: ParsableArguments {
     @Option(help: ArgumentHelp(EnvironmentFallback.help("Salt in hex.", flag: "salt"), valueName: "hex"))
     var salt: String?
 
+    @Option(help: ArgumentHelp(EnvironmentFallback.help(
+        "Keep the HMAC's first this many bytes, 1-32, as serve's --signature-size (default: 32).", flag: "signature-size"),
+        valueName: "bytes"))
+    var signatureSize: Int?
+
     /// The signer; without a key, paths are signed `unsafe`. A bad key or salt is a usage error.
     func signer() throws -> URLSigner {
         let keyBytes = try EnvironmentFallback.value(key, flag: "key", emptyIsError: true).map { hex in
@@ -24,6 +29,7 @@ struct SigningOptions: ParsableArguments {
             }
             return bytes
         } ?? Data()
-        return URLSigner(key: keyBytes, salt: saltBytes)
+        let size = try EnvironmentFallback.value(signatureSize, flag: "signature-size", in: URLSigner.signatureSizes) ?? 32
+        return URLSigner(key: keyBytes, salt: saltBytes, signatureSize: size)
     }
 }

@@ -324,4 +324,94 @@ import ThumbcacheKit
         #expect(problem { $0.presets = presets }?.contains("--allow-security-options") == true)
         #expect(problem { $0.presets = presets; $0.allowSecurityOptions = true } == nil)
     }
+
+    // MARK: allowed processing options
+
+    @Test func onlyTheAllowedOptionsMayBeInAURLWhilePresetsUseAny() async throws {
+        let origin = try await TestOrigin()
+        origin.image("/a.jpg", Fixtures.jpeg)
+        let server = try await ServerHarness {
+            $0.allowedProcessingOptions = ["w", "h", "pr"]
+            $0.presets = try! Presets(definitions: ["soft=blur:0.5"])
+        }
+        let source = origin.url("/a.jpg")
+        #expect(try await server.request(Self.base64("w:100/h:60", source)).status == 200)
+        #expect(try await server.request(Self.base64("w:100/pr:soft", source)).status == 200, "a preset may use any option")
+        let renders = server.metric("thumbcache_render_duration_seconds_count")
+        for options in ["w:100/bl:2", "width:100", "pr:soft/bl:2"] {
+            let refused = try await server.request(Self.base64(options, source))
+            #expect(refused.status == 400 && refused.json["error"] == "forbidden_option", "\(options)")
+            #expect(refused.json["message"]?.contains("--allowed-processing-options") == true)
+        }
+        #expect(server.metric("thumbcache_render_duration_seconds_count") == renders, "nothing rendered")
+        var configuration = ServeConfiguration()
+        configuration.allowedProcessingOptions = ["w", "nonsense"]
+        #expect(configuration.problem()?.contains("\"nonsense\"") == true)
+        await server.stop()
+        await origin.stop()
+    }
+
+    // MARK: skip processing formats
+
+    @Test func theServersSkipProcessingFormatsAnswerTheSourceAsItIs() async throws {
+        let origin = try await TestOrigin()
+        origin.image("/a.png", Fixtures.png)
+        origin.image("/a.jpg", Fixtures.jpeg)
+        let server = try await ServerHarness { $0.skipProcessingFormats = [.png] }
+        let png = origin.url("/a.png")
+        let kept = try await server.request(Self.plain("rs:fill:4:4", png))
+        #expect(kept.status == 200 && kept.body == Fixtures.png, "a PNG is answered as fetched")
+        #expect(try await server.request(Self.plain("rs:fill:4:4", png + "@png")).body == Fixtures.png)
+        let converted = try await server.request(Self.plain("rs:fill:4:4", png + "@jpg"))
+        #expect(converted.status == 200 && converted.body != Fixtures.png && converted.imageSize?.width == 4,
+                "another format is still processed")
+        #expect(try await server.request(Self.plain("rs:fill:4:4", origin.url("/a.jpg"))).imageSize?.width == 4)
+        await server.stop()
+        await origin.stop()
+    }
+
+    // MARK: path prefix
+
+    @Test func thumbnailPathsLiveUnderThePrefix() async throws {
+        let origin = try await TestOrigin()
+        origin.image("/a.jpg", Fixtures.jpeg)
+        let server = try await ServerHarness { $0.pathPrefix = "/imgproxy" }
+        let source = origin.url("/a.jpg")
+        #expect(try await server.request("/imgproxy" + Self.plain("rs:fit:100:100", source)).imageSize?.width == 100)
+        #expect(try await server.request("/imgproxy" + server.path(source, size: 64)).status == 200)
+        let outside = try await server.request(Self.plain("rs:fit:100:100", source))
+        #expect(outside.status == 404 && outside.json["error"] == "not_found")
+        #expect(try await server.request("/imgproxyx" + Self.plain("rs:fit:100:100", source)).status == 404)
+        #expect(try await server.request("/healthz").status == 200, "other routes stay where they are")
+        var configuration = ServeConfiguration()
+        for bad in ["imgproxy", "/", "/imgproxy/", "/a?b"] {
+            configuration.pathPrefix = bad
+            #expect(configuration.problem()?.contains("--path-prefix") == true, "\(bad)")
+        }
+        await server.stop()
+        await origin.stop()
+    }
+
+    // MARK: base64 URLs with a filename
+
+    @Test func aBase64SourcesLastPieceIsAFilenameWhenTheServerSaysSo() async throws {
+        let origin = try await TestOrigin()
+        origin.image("/a.jpg", Fixtures.jpeg)
+        let server = try await ServerHarness { $0.base64URLIncludesFilename = true }
+        let encoded = Base64URL.encode(origin.url("/a.jpg"))
+        let named = try await server.request("/unsafe/rs:fit:100:100/\(encoded).png/puppy.jpg")
+        #expect(named.status == 200 && named.imageSize?.width == 100 && named.header("Content-Type") == "image/png")
+        let split = encoded.index(encoded.startIndex, offsetBy: 10)
+        let pieces = try await server.request("/unsafe/rs:fit:100:100/\(encoded[..<split])/\(encoded[split...])/name")
+        #expect(pieces.status == 200, "the pieces before the name are joined")
+        #expect(try await server.request("/unsafe/rs:fit:100:100/\(encoded)").status == 200, "one piece is the source")
+        var path = try ProcessingPath(restored: RestoredPath(segments: ["sig", "w:10", "\(encoded)", "x.jpg"]),
+                                      base64URLIncludesFilename: true)
+        #expect(path.source == origin.url("/a.jpg"))
+        path = try ProcessingPath(restored: RestoredPath(segments: ["sig", "w:10", "plain", "http:", "", "a.example", "x.jpg"]),
+                                  base64URLIncludesFilename: true)
+        #expect(path.source == "http://a.example/x.jpg", "a plain source keeps its last segment")
+        await server.stop()
+        await origin.stop()
+    }
 }

@@ -32,4 +32,59 @@ import ThumbcacheKit
         await server.stop()
         await origin.stop()
     }
+
+    @Test func aTruncatedSignatureIsTheHMACsFirstBytes() throws {
+        let full = URLSigner(key: Self.key, salt: Self.salt)
+        let short = URLSigner(key: Self.key, salt: Self.salt, signatureSize: 8)
+        let part = "/rs:fit:50:50/plain/http://images.dev/lorem/ipsum.jpg"
+        let mac = try #require(Base64URL.decode(full.signature(for: part)[...]))
+        #expect(short.signature(for: part) == Base64URL.encode(mac.prefix(8)))
+        #expect(short.accepts(short.signature(for: part), for: part))
+        #expect(!short.accepts(full.signature(for: part), for: part), "only the configured length verifies")
+        #expect(!full.accepts(short.signature(for: part), for: part))
+        var configuration = ServeConfiguration()
+        for size in [0, 33] {
+            configuration.signatureSize = size
+            #expect(configuration.problem()?.contains("--signature-size must be 1-32") == true)
+        }
+    }
+
+    @Test func serveAcceptsSignaturesOfTheConfiguredSize() async throws {
+        let origin = try await TestOrigin()
+        origin.image("/a.jpg", Fixtures.jpeg)
+        let server = try await ServerHarness { $0.key = Self.key; $0.salt = Self.salt; $0.signatureSize = 8 }
+        let part = "/rs:fit:50:50/plain/" + origin.url("/a.jpg")
+        let short = URLSigner(key: Self.key, salt: Self.salt, signatureSize: 8).signature(for: part)
+        #expect(try await server.request("/" + short + part).status == 200)
+        let full = URLSigner(key: Self.key, salt: Self.salt).signature(for: part)
+        let refused = try await server.request("/" + full + part)
+        #expect(refused.status == 403 && refused.json["error"] == "bad_signature")
+        await server.stop()
+        await origin.stop()
+    }
+
+    @Test func aTrustedSignatureIsAcceptedForAnyPath() throws {
+        let signer = URLSigner(pairs: [.init(key: Self.key, salt: Self.salt)], trusted: ["truested"])
+        #expect(signer.accepts("truested", for: "/rs:fit:50:50/plain/http://a.example/x.jpg"))
+        #expect(!signer.accepts("untrusted", for: "/rs:fit:50:50/plain/http://a.example/x.jpg"))
+        var configuration = ServeConfiguration()
+        for bad in ["", "a/b", "unsafe"] {
+            configuration.trustedSignatures = [bad]
+            #expect(configuration.problem()?.contains("--trusted-signature") == true, "\(bad)")
+        }
+    }
+
+    @Test func serveAcceptsTrustedSignaturesBesideSignedPaths() async throws {
+        let origin = try await TestOrigin()
+        origin.image("/a.jpg", Fixtures.jpeg)
+        let server = try await ServerHarness { $0.key = Self.key; $0.salt = Self.salt; $0.trustedSignatures = ["cdn-token"] }
+        let part = "/rs:fit:50:50/plain/" + origin.url("/a.jpg")
+        #expect(try await server.request("/cdn-token" + part).status == 200)
+        let short = ThumbnailPath(signature: "cdn-token", size: 32, fit: .contain, source: origin.url("/a.jpg"), format: nil)
+        #expect(try await server.request(short.path).status == 200)
+        let refused = try await server.request("/other-token" + part)
+        #expect(refused.status == 403 && refused.json["error"] == "bad_signature")
+        await server.stop()
+        await origin.stop()
+    }
 }

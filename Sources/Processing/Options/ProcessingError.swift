@@ -8,6 +8,8 @@ public enum ProcessingError: Error, Equatable, CustomStringConvertible {
     case notSupported(option: String)
     /// The server accepts presets only, and the URL holds another option.
     case onlyPresets(option: String)
+    /// The server allows some options only in URLs (`--allowed-processing-options`), and the URL holds another.
+    case forbiddenOption(String)
     /// The server accepts presets only, and the URL names none (or an empty name).
     case noPreset
     case unknownPreset(String)
@@ -36,6 +38,8 @@ public enum ProcessingError: Error, Equatable, CustomStringConvertible {
             "imgproxy's option \"\(option)\" is not supported by thumbcache (docs/processing.md lists what is); remove it from the URL"
         case let .onlyPresets(option):
             "this server accepts presets only (pr:NAME), remove option \"\(option.prefix(40))\" from the URL"
+        case let .forbiddenOption(name):
+            "option \"\(name.prefix(40))\" is not among this server's --allowed-processing-options: remove it from the URL, or use a preset that sets it"
         case .noPreset:
             "this server accepts presets only: name one or more configured presets, /<signature>/NAME[:NAME]/<source> or pr:NAME (an empty name is none)"
         case let .unknownPreset(name):

@@ -34,8 +34,13 @@ public struct ProcessingPath: Sendable, Equatable {
         try self.init(restored: RestoredPath(segments: segments), presets: presets, onlyPresets: onlyPresets, base: base)
     }
 
+    /// `allowedOptions`: the option names (as spelled) a URL may hold, imgproxy's
+    /// `IMGPROXY_ALLOWED_PROCESSING_OPTIONS`; nil: any. Presets may use any option, as imgproxy's do.
+    /// `base64URLIncludesFilename` (imgproxy's `IMGPROXY_BASE64_URL_INCLUDES_FILENAME`): a base64 source's last
+    /// piece, when it has several, is a filename for the client (SEO) and is dropped.
     public init(restored: RestoredPath, presets: Presets = Presets(), onlyPresets: Bool = false,
-                base: ProcessingOptions = ProcessingOptions()) throws(ProcessingError) {
+                base: ProcessingOptions = ProcessingOptions(), allowedOptions: Set<String>? = nil,
+                base64URLIncludesFilename: Bool = false) throws(ProcessingError) {
         signature = restored.signature
         let rest = restored.segments
         guard !rest.isEmpty else { throw .badPath("the source URL is missing after the signature") }
@@ -52,11 +57,15 @@ public struct ProcessingPath: Sendable, Equatable {
             }
             // Options run up to the first segment without a ":", where the source starts.
             while sourceStart < rest.endIndex, rest[sourceStart].contains(":") {
+                if let allowedOptions {
+                    let name = String(rest[sourceStart].prefix { $0 != ":" })
+                    guard allowedOptions.contains(name) else { throw .forbiddenOption(name) }
+                }
                 try options.apply(segment: rest[sourceStart], presets: presets)
                 sourceStart += 1
             }
         }
-        let source = try Self.source(Array(rest[sourceStart...]))
+        let source = try Self.source(Array(rest[sourceStart...]), includesFilename: base64URLIncludesFilename)
         (self.source, sourceEncoding) = (source.url, source.encoding)
         // The extension sets the format like f:, after every option; raw ignores it.
         if let name = source.extension, !options.raw {
@@ -65,14 +74,15 @@ public struct ProcessingPath: Sendable, Equatable {
     }
 
     /// url.go DecodeURL: `plain/…[@ext]`, else base64url pieces joined `[.ext]`.
-    private static func source(_ parts: [String]) throws(ProcessingError)
+    private static func source(_ parts: [String], includesFilename: Bool) throws(ProcessingError)
         -> (url: String, encoding: SourceEncoding, extension: String?) {
         guard let first = parts.first else { throw .badPath("the source URL is missing after the options") }
         if first == "enc" && parts.count > 1 {
             throw .notSupported(option: "enc (encrypted source URLs)")
         }
         let plain = first == "plain" && parts.count > 1
-        let joined = plain ? parts.dropFirst().joined(separator: "/") : parts.joined()
+        let kept = !plain && includesFilename && parts.count > 1 ? parts.dropLast() : parts[...]
+        let joined = plain ? parts.dropFirst().joined(separator: "/") : kept.joined()
         let pieces = joined.split(separator: plain ? "@" : ".", omittingEmptySubsequences: false)
         guard !pieces[0].isEmpty else { throw .badPath("the source URL is empty") }
         guard pieces.count <= 2 else {

@@ -19,11 +19,20 @@ package struct ServeConfiguration: Sendable {
     /// More key/salt pairs whose signatures are accepted too, so a key can be rotated without downtime (`--key`
     /// and `--salt` given several times); `key`/`salt` is the pair that signs.
     package var additionalKeys: [URLSigner.KeyPair] = []
+    /// imgproxy's `IMGPROXY_SIGNATURE_SIZE`: signatures are the HMAC's first this many bytes (1-32).
+    package var signatureSize = 32
+    /// imgproxy's `IMGPROXY_TRUSTED_SIGNATURES`: signature segments accepted for any path, without an HMAC check.
+    package var trustedSignatures: [String] = []
     /// Named option lists for processing URLs (`pr:NAME`); one named `default` applies to every processing URL.
     package var presets = Presets()
     /// Processing URLs may hold presets only: a finite set of images per source, which nobody can fill the cache
     /// with variants of.
     package var onlyPresets = false
+    /// imgproxy's `IMGPROXY_ALLOWED_PROCESSING_OPTIONS`: the option names (as spelled in the URL) a processing URL
+    /// may hold; empty: any. Presets may use any.
+    package var allowedProcessingOptions: [String] = []
+    /// imgproxy's `IMGPROXY_BASE64_URL_INCLUDES_FILENAME`: a base64 source split by "/" ends with a filename, dropped.
+    package var base64URLIncludesFilename = false
     /// Allows a non-loopback bind without a key: an open image proxy.
     package var allowUnsigned = false
     /// The server's hard limit: the short grammar's largest size and the longest side of any processed image (a
@@ -40,11 +49,16 @@ package struct ServeConfiguration: Sendable {
     package var localRoot: String?
     /// imgproxy's `IMGPROXY_BASE_URL`: prepended to every source that does not start with it.
     package var sourceBaseURL: String?
+    /// imgproxy's `IMGPROXY_PATH_PREFIX`: thumbnail paths (both grammars) start with it; nil: none.
+    package var pathPrefix: String?
     /// imgproxy's `IMGPROXY_ENABLE_CLIENT_HINTS`: processing URLs take dpr and width from the client hints.
     package var clientHints = false
     /// imgproxy's `IMGPROXY_ENFORCE_WEBP`/`_AVIF`: a named format gives way to WebP/AVIF when `Accept` names it.
     package var enforceWebP = false
     package var enforceAVIF = false
+    /// imgproxy's `IMGPROXY_SKIP_PROCESSING_FORMATS`: sources in these formats are answered as they are by every
+    /// processing URL that keeps their format (a server-wide `skip_processing`).
+    package var skipProcessingFormats: [ImageFormat] = []
     /// Bounds of the `max-age` sent: the source's remaining freshness, clamped.
     package var minTTL = 60
     package var maxTTL = 31_536_000
@@ -138,6 +152,10 @@ package struct ServeConfiguration: Sendable {
         rules.maxResultDimension = maxResultDimension
         rules.allowSecurityOptions = allowSecurityOptions
         rules.clientHints = clientHints
+        rules.allowedOptions = allowedProcessingOptions.isEmpty ? nil : Set(allowedProcessingOptions)
+        rules.skipProcessingFormats = Set(skipProcessingFormats)
+        rules.pathPrefix = pathPrefix
+        rules.base64URLIncludesFilename = base64URLIncludesFilename
         rules.enforced = (enforceAVIF ? [ImageFormat.avif] : []) + (enforceWebP ? [.webp] : [])
         rules.sources = SourceNames(baseURL: sourceBaseURL, localRoot: resolvedLocalRoot)
         return rules
@@ -165,6 +183,15 @@ package struct ServeConfiguration: Sendable {
                     + "or local:/// with --local-root"
             }
         }
+        if let unknown = allowedProcessingOptions.first(where: { OptionName(spelling: $0) == nil && !["pr", "preset"].contains($0) }) {
+            return "--allowed-processing-options names \"\(unknown)\", which is no processing option: list names as URLs "
+                + "spell them (e.g. w,h,rs,pr; docs/processing.md)"
+        }
+        if let pathPrefix, pathPrefix.count < 2 || !pathPrefix.hasPrefix("/") || pathPrefix.hasSuffix("/")
+            || pathPrefix.contains(where: { $0 == "?" || $0 == "#" || $0 == "%" || $0 == " " }) {
+            return "--path-prefix \(pathPrefix): must be a path such as /imgproxy: one leading \"/\", none at the end, "
+                + "no ?, #, % or spaces"
+        }
         if !allowSecurityOptions, let name = presets.firstSecurityOption() {
             return "a preset sets \(name), a security option: pass --allow-security-options, or remove it from the preset"
         }
@@ -174,6 +201,14 @@ package struct ServeConfiguration: Sendable {
     /// Why this configuration must not start, or nil.
     package func problem() -> String? {
         if let problem = requestSettingsProblem() { return problem }
+        if !URLSigner.signatureSizes.contains(signatureSize) {
+            return "--signature-size must be \(URLSigner.signatureSizes.lowerBound)-\(URLSigner.signatureSizes.upperBound) bytes "
+                + "(HMAC-SHA256 has 32; imgproxy's IMGPROXY_SIGNATURE_SIZE)"
+        }
+        if let bad = trustedSignatures.first(where: { $0.isEmpty || $0.contains("/") || $0 == URLSigner.unsigned }) {
+            return "--trusted-signature \"\(bad)\": must be one non-empty path segment other than \(URLSigner.unsigned) "
+                + "(no \"/\"), as it is sent in place of the signature"
+        }
         if key == nil && !allowUnsigned && !Self.isLoopback(host) {
             return "refusing to serve unsigned URLs on \(host): without --key anyone can use it as an open image proxy; "
                 + "set --key and --salt, bind to 127.0.0.1, or pass --allow-unsigned"

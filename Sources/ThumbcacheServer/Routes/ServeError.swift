@@ -92,6 +92,7 @@ package struct ServeError: Error, Sendable, Equatable {
         case .badArgument: "bad_argument"
         case .notSupported: "not_supported"
         case .onlyPresets, .noPreset: "only_presets"
+        case .forbiddenOption: "forbidden_option"
         case .unknownPreset: "unknown_preset"
         case .badPreset: "bad_preset"
         case .badPath: "bad_request"

@@ -40,7 +40,8 @@ package final class ThumbcacheEndpoints: Sendable {
         self.pipeline = pipeline
         self.limiter = limiter
         self.metrics = metrics
-        signer = URLSigner(pairs: configuration.signingKeys)
+        signer = URLSigner(pairs: configuration.signingKeys, signatureSize: configuration.signatureSize,
+                           trusted: configuration.trustedSignatures)
         responder = ThumbnailResponder(minTTL: configuration.minTTL, maxTTL: configuration.maxTTL)
         checks = ThumbnailChecks(signer: signer, maxSize: configuration.maxSize, presets: configuration.presets,
                                  onlyPresets: configuration.onlyPresets, rules: configuration.checkRules)

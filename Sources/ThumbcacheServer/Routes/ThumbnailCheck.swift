@@ -68,7 +68,15 @@ final class ThumbnailChecks: Sendable {
         var clientHints = false
         /// Formats that replace a named one when `Accept` names them, the first named winning (AVIF before WebP).
         var enforced: [ImageFormat] = []
+        /// imgproxy's `IMGPROXY_ALLOWED_PROCESSING_OPTIONS`: the option names a processing URL may hold; nil: any.
+        var allowedOptions: Set<String>?
+        /// imgproxy's `IMGPROXY_BASE64_URL_INCLUDES_FILENAME`: a split base64 source's last piece is a filename.
+        var base64URLIncludesFilename = false
+        /// imgproxy's `IMGPROXY_SKIP_PROCESSING_FORMATS`: every processing URL's `skip_processing` includes these.
+        var skipProcessingFormats: Set<ImageFormat> = []
         var sources = SourceNames()
+        /// imgproxy's `IMGPROXY_PATH_PREFIX`: thumbnail paths start with it (`/imgproxy`, no trailing "/"); nil: none.
+        var pathPrefix: String?
     }
 
     init(signer: URLSigner, maxSize: Int, presets: Presets = Presets(), onlyPresets: Bool = false, rules: Rules = Rules()) {
@@ -88,7 +96,7 @@ final class ThumbnailChecks: Sendable {
 
     /// The check of one request: its target and the fields it reads (`Accept`, the client hints when enabled).
     func check(target: String, headers: HTTPFields, now: Int64 = Int64(time(nil))) throws(ServeError) -> ThumbnailCheck {
-        let path = Self.path(ofTarget: target)
+        let path = try unprefixed(Self.path(ofTarget: target))
         let hints = rules.clientHints ? ClientHints(headers) : ClientHints()
         // Hints change a processing URL's options, so each value of them is a check of its own.
         let memoKey = hints.isEmpty ? path : path + hints.memoSuffix
@@ -147,7 +155,9 @@ final class ThumbnailChecks: Sendable {
             }
             let parsed: ProcessingPath
             do {
-                parsed = try ProcessingPath(restored: restored, presets: presets, onlyPresets: onlyPresets, base: hints.baseOptions)
+                parsed = try ProcessingPath(restored: restored, presets: presets, onlyPresets: onlyPresets, base: hints.baseOptions,
+                                        allowedOptions: rules.allowedOptions,
+                                        base64URLIncludesFilename: rules.base64URLIncludesFilename)
             } catch {
                 throw ServeError(error)
             }
@@ -165,8 +175,8 @@ final class ThumbnailChecks: Sendable {
         }
     }
 
-    /// imgproxy's security options: refused (403) unless the server allows them; then the server's default
-    /// `max_result_dimension` where the URL names none, so the canonical form, and the key, hold the limit applied.
+    /// imgproxy's security options: refused (403) unless the server allows them; the server's skip-processing
+    /// formats; then the server's default `max_result_dimension` where the URL names none, so the canonical form, and the key, hold the limit applied.
     private func applySecurityRules(to options: inout ProcessingOptions) throws(ServeError) {
         if !rules.allowSecurityOptions {
             let named: [OptionName] = [options.geometry.maxResultDimension == nil ? nil : .maxResultDimension,
@@ -177,9 +187,21 @@ final class ThumbnailChecks: Sendable {
                                  + "server does not take from URLs: remove it, or start serve with --allow-security-options")
             }
         }
+        // The server's skp joins the URL's, so the canonical form (and the cache key) says what is done.
+        options.skipProcessing.formUnion(rules.skipProcessingFormats)
         if options.geometry.maxResultDimension == nil, rules.maxResultDimension > 0 {
             options.geometry.maxResultDimension = rules.maxResultDimension
         }
+    }
+
+    /// The path without the server's prefix (everything after it is what is parsed and signed, as in imgproxy);
+    /// a path outside the prefix names nothing here: 404.
+    private func unprefixed(_ path: String) throws(ServeError) -> String {
+        guard let prefix = rules.pathPrefix else { return path }
+        guard path.hasPrefix(prefix), path.utf8.dropFirst(prefix.utf8.count).first == UInt8(ascii: "/") else {
+            throw ServeError(status: .notFound, code: "not_found", message: "thumbnail paths start with \(prefix)/ on this server (--path-prefix)")
+        }
+        return String(path.dropFirst(prefix.count))
     }
 
     private var badSignature: ServeError {
