@@ -59,9 +59,10 @@ public enum OptionName: String, Sendable, CaseIterable {
 
     /// imgproxy's security options: a URL may name them only where the server allows it
     /// (`IMGPROXY_ALLOW_SECURITY_OPTIONS`, `serve --allow-security-options`).
-    public var isSecurityOption: Bool {
-        self == .maxResultDimension || self == .maxSourceResolution || self == .maxSourceFileSize
-    }
+    public var isSecurityOption: Bool { Self.securityOptions.contains(self) }
+
+    /// The one list of them (`ProcessingOptions.securityOptionsGiven` reads their fields).
+    static let securityOptions: [OptionName] = [.maxResultDimension, .maxSourceResolution, .maxSourceFileSize]
 
     private static let bySpelling: [String: OptionName] = Dictionary(
         uniqueKeysWithValues: allCases.flatMap { name in name.spellings.map { ($0, name) } })

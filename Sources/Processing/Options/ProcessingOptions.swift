@@ -63,3 +63,17 @@ public struct ProcessingOptions: Sendable, Hashable {
         if let expires, expires > 0, expires < now { throw .expired(at: expires) }
     }
 }
+
+extension ProcessingOptions {
+    /// The security options these options set (`OptionName.securityOptions`, in that order).
+    public var securityOptionsGiven: [OptionName] {
+        OptionName.securityOptions.filter { option in
+            switch option {
+            case .maxResultDimension: geometry.maxResultDimension != nil
+            case .maxSourceResolution: maxSourceResolution != nil
+            case .maxSourceFileSize: maxSourceFileSize != nil
+            default: false
+            }
+        }
+    }
+}

@@ -179,10 +179,7 @@ final class ThumbnailChecks: Sendable {
     /// formats; then the server's default `max_result_dimension` where the URL names none, so the canonical form, and the key, hold the limit applied.
     private func applySecurityRules(to options: inout ProcessingOptions) throws(ServeError) {
         if !rules.allowSecurityOptions {
-            let named: [OptionName] = [options.geometry.maxResultDimension == nil ? nil : .maxResultDimension,
-                                       options.maxSourceResolution == nil ? nil : .maxSourceResolution,
-                                       options.maxSourceFileSize == nil ? nil : .maxSourceFileSize].compactMap { $0 }
-            if let first = named.first {
+            if let first = options.securityOptionsGiven.first {
                 throw .forbidden("security_option", "option \(first.spellings[0]) (\(first.shortName)) is a security option, which this "
                                  + "server does not take from URLs: remove it, or start serve with --allow-security-options")
             }
