@@ -1,5 +1,6 @@
 import DiskLru
 import ImageDecode
+import Processing
 
 /// Why `thumbcache get` (or the pipeline) could not produce a thumbnail. Each case maps to a documented
 /// exit code, and each message names the problem and, where there is one, the fix.
@@ -28,6 +29,9 @@ public enum PipelineError: Error, Sendable, CustomStringConvertible {
     case notAnImage(url: String, contentType: String?)
     /// The body is larger than the download limit (checked while streaming).
     case downloadTooLarge(url: String, limit: Int)
+    /// The original is within the owner's limits but over one the request set (`max_src_file_size`,
+    /// `max_src_resolution`).
+    case overRequestLimit(url: String, option: OptionName, limit: String, actual: String)
     case fileNotFound(path: String)
     case fileUnreadable(path: String, reason: String)
     /// Decoding or encoding the image failed (corrupt, unsupported, over the pixel or decode memory budget).
@@ -69,6 +73,9 @@ public enum PipelineError: Error, Sendable, CustomStringConvertible {
             "\(url) is not a JPEG, PNG, WebP, GIF or AVIF image" + (type.map { " (Content-Type: \($0))" } ?? "") + "; nothing was cached"
         case .downloadTooLarge(let url, let limit):
             "\(url) is larger than the download limit of \(limit) bytes; raise --max-download-size to allow it"
+        case .overRequestLimit(let url, let option, let limit, let actual):
+            "\(url) is \(actual), over this URL's \(option.spellings[0]) (\(option.shortName)) of \(limit): ask with a larger "
+                + "\(option.shortName), or without it (the server's own limit applies either way)"
         case .fileNotFound(let path): "no such file: \(path)"
         case .fileUnreadable(let path, let reason): "cannot read \(path): \(reason)"
         case .image(let url, let error): "\(url): \(error)"
@@ -98,7 +105,7 @@ public enum PipelineError: Error, Sendable, CustomStringConvertible {
             case .cancelled: 75  // a render stopped because nobody waited: as `.cancelled`
             default: 5
             }
-        case .downloadTooLarge: 6
+        case .downloadTooLarge, .overRequestLimit: 6
         case .offlineMiss: 7
         case .cache, .notACacheDirectory: 8
         case .sourceRefused: 9

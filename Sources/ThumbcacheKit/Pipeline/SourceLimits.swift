@@ -7,21 +7,36 @@ import Processing
 /// download and the decoder make (`FetchLimits.checkSize`, `ImageDecoder.checkPixels`), asked again of the stored
 /// original, since one download serves every request for a source whatever its limits.
 struct SourceLimits: Sendable {
+    /// The owner's limits.
     let fetch: FetchLimits
-    let maxPixels: Int
+    private let ownerMaxPixels: Int
+    /// The request's own, when it sets them.
+    private let requestBytes: Int?
+    private let requestPixels: Int?
+    /// What the decoder may read for this request: the lower of the two.
+    var maxPixels: Int { min(ownerMaxPixels, requestPixels ?? .max) }
 
     init(configuration: PipelineConfiguration, options: ProcessingOptions) {
-        var fetch = configuration.fetchLimits
-        if let bytes = options.maxSourceFileSize, bytes > 0 { fetch.maxDownloadBytes = min(fetch.maxDownloadBytes, bytes) }
-        self.fetch = fetch
-        maxPixels = min(configuration.maxPixels, options.maxSourceResolution ?? .max)
+        fetch = configuration.fetchLimits
+        ownerMaxPixels = configuration.maxPixels
+        requestBytes = options.maxSourceFileSize.flatMap { $0 > 0 ? $0 : nil }
+        requestPixels = options.maxSourceResolution
     }
 
-    /// Refuses `original` (as `downloadTooLarge` or `image(.tooLarge)`) when it is over either limit.
+    /// Refuses `original` when it is over either limit: the owner's as the download and the decoder would
+    /// (`downloadTooLarge`, `image(.tooLarge)`, naming the flag to raise), the request's naming its option.
     func check(_ original: CacheMetadata.Original, url: String) throws(PipelineError) {
         try fetch.checkSize(original.bytes, url: url)
-        do { try ImageDecoder.checkPixels(width: original.width, height: original.height, maxPixels: maxPixels) } catch {
+        do { try ImageDecoder.checkPixels(width: original.width, height: original.height, maxPixels: ownerMaxPixels) } catch {
             throw .image(url: url, error)
+        }
+        if let requestBytes, original.bytes > requestBytes {
+            throw .overRequestLimit(url: url, option: .maxSourceFileSize, limit: "\(requestBytes) bytes",
+                                    actual: "\(original.bytes) bytes")
+        }
+        if let requestPixels, original.width * original.height > requestPixels {
+            throw .overRequestLimit(url: url, option: .maxSourceResolution, limit: "\(requestPixels) pixels",
+                                    actual: "\(original.width)×\(original.height)")
         }
     }
 }

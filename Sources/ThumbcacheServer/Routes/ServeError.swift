@@ -63,8 +63,10 @@ package struct ServeError: Error, Sendable, Equatable {
             self.init(status: .badGateway, code: "origin_failed", message: message)
         case .timeout:
             self.init(status: .gatewayTimeout, code: "origin_timeout", message: message)
-        case .downloadTooLarge:
+        case .downloadTooLarge, .overRequestLimit(_, .maxSourceFileSize, _, _):
             self.init(status: .contentTooLarge, code: "too_large", message: message)
+        case .overRequestLimit:
+            self.init(status: .unprocessableContent, code: "too_many_pixels", message: message)
         case .notAnImage, .encodedBody:
             self.init(status: .unprocessableContent, code: "not_an_image", message: message)
         case .image(_, .tooLarge):
