@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import ImageDecode
 import Processing
 import Testing
@@ -261,6 +262,13 @@ import ThumbcacheKit
         // The short grammar takes no hints and varies on Accept alone.
         let short = try await server.request(server.path(source, size: 64, format: .jpeg), headers: [("Sec-CH-DPR", "2")])
         #expect(short.imageSize?.width == 64 && short.header("Vary") == nil)
+        // A dpr just above 0 with a width makes a width no Int holds (it trapped): capped, then the planner does what a
+        // URL's `w:2147483647/dpr:1e-300` does (fit never enlarges, the dpr shrinks it to a pixel).
+        let tiny = try await width("q:80", [("DPR", "1e-300"), ("Width", "100")])
+        #expect(tiny.status == 200 && tiny.imageSize?.width == 1, "\(tiny.status) \(tiny.json)")
+        #expect(ClientHints(HTTPFields([HTTPField(name: .init("DPR")!, value: "5e-324"),
+                                        HTTPField(name: .init("Width")!, value: "\(Int.max)")])).baseOptions.geometry.width
+                == ClientHints.maxWidth)
         await server.stop()
 
         let off = try await ServerHarness()

@@ -12,6 +12,8 @@ struct ClientHints: Sendable, Hashable {
     var width: Int?
 
     static let maxDPR = 8.0
+    /// The widest width a hint can set (far over any server's `--max-size`).
+    static let maxWidth = Int(Int32.max)
     /// The fields read, in imgproxy's order (and `Vary`'s and `Accept-CH`'s value).
     static let fieldList = "Sec-CH-DPR, DPR, Sec-CH-Width, Width"
     private static let dprFields = [HTTPField.Name("Sec-CH-DPR")!, HTTPField.Name("DPR")!]
@@ -32,7 +34,12 @@ struct ClientHints: Sendable, Hashable {
     var baseOptions: ProcessingOptions {
         var options = ProcessingOptions()
         if let dpr { options.geometry.dpr = dpr }
-        if let width { options.geometry.width = Int((Double(width) / (dpr ?? 1)).rounded(.toNearestOrAwayFromZero)) }
+        if let width {
+            // A dpr just above 0 (`DPR: 1e-300`) makes the quotient too large for an Int (it trapped): capped, the
+            // planner then treats it as it treats a URL's `w:2147483647` with that dpr.
+            let css = (Double(width) / (dpr ?? 1)).rounded(.toNearestOrAwayFromZero)
+            options.geometry.width = Int(min(css, Double(Self.maxWidth)))
+        }
         return options
     }
 
