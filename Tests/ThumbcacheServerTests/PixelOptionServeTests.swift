@@ -114,19 +114,25 @@ import ThumbcacheKit
         origin.image("/grey.png", try Self.png(30, 20) { _, _ in [128, 128, 128] }, type: "image/png")
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("thumbcache-wm-\(UUID().uuidString)")
         let url = origin.url("/grey.png")
-        func centre(_ colour: [UInt8], opacity: Double = 1) async throws -> [UInt8] {
+        /// The centre pixel, and how many renders the server made (0: the stored variant answered).
+        func centre(_ colour: [UInt8], opacity: Double = 1) async throws -> (pixel: [UInt8], renders: Int) {
             let mark = WatermarkImage(pixels: PixelBuffer(width: 4, height: 4, channels: 3,
                                                           pixels: Array(repeatElement(colour, count: 16).joined())), opacity: opacity)
             let server = try await ServerHarness(directory: directory, pipeline: { $0.watermark = mark })
             let answer = try await server.request(Self.path("wm:1:ce/f:png", url))
-            await server.stop()
-            return try Self.decoded(answer)[15, 10]
+            let renders = server.metric("thumbcache_render_duration_seconds_count")
+            await server.stop(removingDirectory: false)
+            return (try Self.decoded(answer)[15, 10], renders)
         }
-        #expect(try await centre([0, 0, 255]) == [0, 0, 255])
+        #expect(try await centre([0, 0, 255]).pixel == [0, 0, 255])
+        // The control: the same watermark after a restart is the stored variant.
+        let same = try await centre([0, 0, 255])
+        #expect(same.pixel == [0, 0, 255] && same.renders == 0, "\(same)")
         // Same URL, same cache directory, another image: drawn again, not the stored blue one.
-        #expect(try await centre([0, 255, 0]) == [0, 255, 0])
+        let green = try await centre([0, 255, 0])
+        #expect(green.pixel == [0, 255, 0] && green.renders == 1, "\(green)")
         // Another opacity of the same image too.
-        #expect(try await centre([0, 255, 0], opacity: 0.5) == [64, 192, 64])
+        #expect(try await centre([0, 255, 0], opacity: 0.5).pixel == [64, 192, 64])
         await origin.stop()
         try? FileManager.default.removeItem(at: directory)
     }
