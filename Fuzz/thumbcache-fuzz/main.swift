@@ -42,6 +42,7 @@ extension Result where Failure == ImageDecodeError {
         guard case .failure(let error) = self else { return "ok" }
         return switch error {
         case .unrecognizedFormat: "unrecognized"
+        case .notReadable: "notReadable"
         case .unsupported: "unsupported"
         case .corrupt: "corrupt"
         case .truncated: "truncated"

@@ -1,8 +1,10 @@
 /// Why an image was refused or a thumbnail could not be made. Every message says what is
 /// wrong with the input (or request) in terms the person supplying it can act on.
 public enum ImageDecodeError: Error, Equatable, Sendable, CustomStringConvertible {
-    /// The bytes are not a JPEG, PNG, WebP, GIF or AVIF.
+    /// The bytes are in no format thumbcache knows.
     case unrecognizedFormat
+    /// The bytes are in a format thumbcache recognises but does not read.
+    case notReadable(ImageFormat)
     /// A valid file using a feature this decoder deliberately does not handle (12-bit, lossless JPEG).
     case unsupported(String)
     /// The file is damaged; the associated text is the decoding library's diagnosis.
@@ -27,7 +29,9 @@ public enum ImageDecodeError: Error, Equatable, Sendable, CustomStringConvertibl
     public var description: String {
         switch self {
         case .unrecognizedFormat:
-            return "not a JPEG, PNG, WebP, GIF or AVIF file (unrecognized signature bytes)"
+            return "not an image in a format thumbcache reads (\(ImageFormat.names(ImageFormat.decodable))): unrecognized signature bytes"
+        case .notReadable(let format):
+            return "\(format.rawValue) sources are not read; convert the image to one of \(ImageFormat.names(ImageFormat.decodable))"
         case .unsupported(let detail):
             return "unsupported image: \(detail)"
         case .corrupt(let detail):

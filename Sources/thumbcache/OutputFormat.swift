@@ -8,12 +8,10 @@ import ImageDecode
 /// `written`.
 enum OutputFormat {
     /// The formats thumbcache encodes, with the extensions that ask for them.
-    static let written: [(format: ImageFormat, extensions: [String])] = ImageFormat.encodable.map { format in
-        (format, format == .jpeg ? ["jpg", "jpeg"] : [format.rawValue])
-    }
+    static let written: [(format: ImageFormat, extensions: [String])] = ImageFormat.encodable.map { ($0, $0.fileExtensions) }
 
-    /// Image formats a user may name in `-o` that have no encoder (read-only formats included).
-    static let unwritable: Set<String> = ["gif", "heic", "heif", "jxl", "tif", "tiff", "bmp", "ico", "jp2"]
+    /// Image formats a user may name in `-o` that have no encoder (read-only formats included, and JPEG 2000).
+    static let unwritable: Set<String> = Set(ImageFormat.allCases.filter { !$0.isEncodable }.flatMap(\.fileExtensions) + ["jp2"])
 
     /// "jpeg (.jpg, .jpeg), png (.png), webp (.webp) or avif (.avif)"
     static var writtenList: String {

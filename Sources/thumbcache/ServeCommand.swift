@@ -323,9 +323,8 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.enforceWebP = try EnvironmentFallback.flag(enforceWebp, flag: "enforce-webp")
         configuration.enforceAVIF = try EnvironmentFallback.flag(enforceAvif, flag: "enforce-avif")
         configuration.skipProcessingFormats = try EnvironmentFallback.list(skipProcessingFormat, flag: "skip-processing-format").map { name in
-            let lowered = name.value.lowercased()
-            guard let format = ImageFormat(rawValue: lowered == "jpg" ? "jpeg" : lowered) else {
-                throw name.failure("--skip-processing-format must be one of jpg, png, webp, avif, gif")
+            guard let format = ImageFormat(name: name.value), format.isDecodable else {
+                throw name.failure("--skip-processing-format must be one of \(ImageFormat.names(ImageFormat.decodable, imgproxyNames: true))")
             }
             return format
         }

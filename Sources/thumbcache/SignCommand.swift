@@ -40,7 +40,7 @@ struct SignCommand: AsyncParsableCommand {
         if let size, size < 1 { throw Console.Failure(description: "--size must be at least 1", exitCode: Console.Status.usage) }
         // What serve would refuse is refused here, rather than printing a path that answers 400 or 403.
         if let format, !format.isEncodable {
-            throw Console.Failure(description: "--format \(format.rawValue) is read, never written: use jpeg, png, webp or avif",
+            throw Console.Failure(description: "--format \(format.rawValue) is never written: use \(ImageFormat.names(ImageFormat.encodable))",
                                   exitCode: Console.Status.usage)
         }
         // A local source is checked as any server with a local root checks it (which root does not matter here).

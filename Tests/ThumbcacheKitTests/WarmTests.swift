@@ -76,7 +76,7 @@ import Testing
         #expect(firstReport["fetched"] as? Int == 6)
         #expect((firstReport["failed"] as? [[String: Any]])?.count == 2)
         let reasons = (firstReport["failed"] as? [[String: String]] ?? []).map { $0["reason"] ?? "" }
-        #expect(reasons.contains { $0.contains("HTTP 404") } && reasons.contains { $0.contains("not a JPEG, PNG, WebP, GIF or AVIF") })
+        #expect(reasons.contains { $0.contains("HTTP 404") } && reasons.contains { $0.contains("is not an image in a format thumbcache knows") })
         #expect((firstReport["bytesDownloaded"] as? Int) == 6 * Fixtures.jpeg.count)
         #expect((firstReport["bytesStored"] as? Int ?? 0) > 6 * Fixtures.jpeg.count)
         #expect(server.requestCount("/img0.jpg") == 1, "a repeated URL is fetched once")

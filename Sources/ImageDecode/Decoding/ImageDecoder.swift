@@ -33,7 +33,7 @@ extension RowDecoder {
     var decodedExtent: (width: Double, height: Double)? { nil }
 }
 
-/// Entry points for probing and decoding JPEG, PNG, WebP, GIF and AVIF files, in memory or on disk.
+/// Entry points for probing and decoding every readable format (`ImageFormat.isDecodable`), in memory or on disk.
 public enum ImageDecoder {
     public static let defaultMaxPixels = 50_000_000
 
@@ -80,6 +80,7 @@ public enum ImageDecoder {
                     case .webp: try WebPDecoder(bytes)
                     case .gif: try GIFDecoder(bytes)
                     case .avif: try AVIFDecoder(bytes, maxPixels: maxPixels)
+                    case .heic, .jxl, .tiff, .bmp, .ico, .svg: throw ImageDecodeError.notReadable(format)
                     }
                     return .success(try run(decoder, maxPixels: maxPixels, body))
                 } catch {
@@ -101,6 +102,7 @@ public enum ImageDecoder {
             switch format {
             case .jpeg: decoder = try JPEGDecoder(file: file, memoryLimit: maxMemory)
             case .png: decoder = try PNGDecoder(file: file)
+            case .heic, .jxl, .tiff, .bmp, .ico, .svg: throw .notReadable(format)
             case .webp, .gif, .avif:
                 // libwebp, our GIF reader and libavif take the file whole: it is read into memory.
                 return try withDecoder(for: .data(readAll(file, path: path)), maxPixels: maxPixels, maxMemory: maxMemory, body)

@@ -8,7 +8,7 @@ public enum ImageEncoder {
     /// format", `scripts/format-quality.py`). PNG is lossless and ignores it. The one place these defaults live.
     public static func defaultQuality(for format: ImageFormat) -> Int {
         switch format {
-        case .jpeg, .png, .gif: 80
+        case .jpeg, .png, .gif, .heic, .jxl, .tiff, .bmp, .ico, .svg: 80
         case .webp: 73
         case .avif: 60
         }
@@ -26,12 +26,11 @@ public enum ImageEncoder {
         case .png: try PNGEncoder.encode(image, grey: grey, metadata: metadata)
         case .webp: try WebPEncoder.encode(image, quality: quality, metadata: metadata)
         case .avif: try AVIFEncoder.encode(image, quality: quality, grey: grey, metadata: metadata)
-        case .gif: throw .invalidRequest(unwritable(format))
+        case .gif, .heic, .jxl, .tiff, .bmp, .ico, .svg: throw .invalidRequest(unwritable(format))
         }
     }
 
     static func unwritable(_ format: ImageFormat) -> String {
-        "\(format.rawValue) output is not supported; choose one of "
-            + ImageFormat.encodable.map(\.rawValue).joined(separator: ", ")
+        "\(format.rawValue) output is not supported; choose \(ImageFormat.names(ImageFormat.encodable))"
     }
 }

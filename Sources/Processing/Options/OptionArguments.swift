@@ -77,12 +77,12 @@ struct OptionArguments {
         return value
     }
 
-    /// A format thumbcache writes (`jpg` is `jpeg`); `readable` also allows GIF, which is only read.
+    /// A format thumbcache writes (`jpg` is `jpeg`, `ImageFormat(name:)`); `readable` allows the formats only read.
     func format(_ index: Int, readable: Bool = false) throws(ProcessingError) -> ImageFormat? {
         guard isGiven(index) else { return nil }
-        let name = values[index].lowercased()
-        guard let format = ImageFormat(rawValue: name == "jpg" ? "jpeg" : name), readable || format.isEncodable else {
-            throw bad(index, readable ? "one of jpg, png, webp, avif, gif" : "one of jpg, png, webp, avif")
+        let allowed = readable ? ImageFormat.decodable : ImageFormat.encodable
+        guard let format = ImageFormat(name: values[index]), allowed.contains(format) else {
+            throw bad(index, "one of " + ImageFormat.names(allowed, imgproxyNames: true))
         }
         return format
     }

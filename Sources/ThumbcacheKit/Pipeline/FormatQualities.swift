@@ -55,7 +55,7 @@ public struct FormatQualities: Sendable, Hashable {
         let parts = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
         guard parts.count == 2 else { throw .notAPair(item: item) }
         let name = parts[0].trimmingCharacters(in: .whitespaces).lowercased()
-        guard let format = ImageFormat(rawValue: name == "jpg" ? "jpeg" : name), format.isEncodable else {
+        guard let format = ImageFormat(name: name), format.isEncodable else {
             throw .unknownFormat(item: item)
         }
         guard let quality = Int(parts[1].trimmingCharacters(in: .whitespaces)), (1...100).contains(quality) else {

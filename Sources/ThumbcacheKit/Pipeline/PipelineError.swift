@@ -25,7 +25,7 @@ public enum PipelineError: Error, Sendable, CustomStringConvertible {
     /// The body is not an image as sent: it is compressed with this `Content-Encoding`, which thumbcache does
     /// not undo (it asks for `identity`).
     case encodedBody(url: String, encoding: String)
-    /// The body is not a JPEG, PNG, WebP, GIF or AVIF (checked from its first bytes, whatever Content-Type says).
+    /// The body is in no image format thumbcache knows (checked from its first bytes, whatever Content-Type says).
     case notAnImage(url: String, contentType: String?)
     /// The body is larger than the download limit (checked while streaming).
     case downloadTooLarge(url: String, limit: Int)
@@ -70,7 +70,7 @@ public enum PipelineError: Error, Sendable, CustomStringConvertible {
         case .encodedBody(let url, let encoding):
             "\(url) is compressed with Content-Encoding: \(encoding), which thumbcache does not decompress (it asked for identity); nothing was cached"
         case .notAnImage(let url, let type):
-            "\(url) is not a JPEG, PNG, WebP, GIF or AVIF image" + (type.map { " (Content-Type: \($0))" } ?? "") + "; nothing was cached"
+            "\(url) is not an image in a format thumbcache knows (it reads \(ImageFormat.names(ImageFormat.decodable)))" + (type.map { " (Content-Type: \($0))" } ?? "") + "; nothing was cached"
         case .downloadTooLarge(let url, let limit):
             "\(url) is larger than the download limit of \(limit) bytes; raise --max-download-size to allow it"
         case .overRequestLimit(let url, let option, let limit, let actual):

@@ -45,7 +45,7 @@ package struct ThumbnailPath: Sendable, Equatable {
         if let dot = encoded.lastIndex(of: ".") {
             let name = encoded[encoded.index(after: dot)...]
             guard let format = Self.format(named: name) else {
-                throw .badRequest("format must be jpeg, png, webp or avif, got \"\(name.prefix(20))\"")
+                throw .badRequest("format must be \(ImageFormat.names(ImageFormat.encodable)), got \"\(name.prefix(20))\"")
             }
             self.format = format
             encoded = encoded[..<dot]
