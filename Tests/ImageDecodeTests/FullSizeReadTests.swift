@@ -29,7 +29,7 @@ import Testing
     @Test func theRowWriterPutsEveryPixelWhereOrientationDoes() {
         for orientation in Orientation.allCases {
             for channels in [3, 4] {
-                for (width, height) in [(5, 3), (1, 4), (4, 1), (1, 1)] {
+                for (width, height) in [(5, 3), (1, 4), (4, 1), (1, 1), (2, 3), (3, 2), (37, 5)] {
                     let stored = Self.numbered(width: width, height: height, channels: channels)
                     let writer = UprightRowWriter(orientation: orientation, storedWidth: width, storedHeight: height,
                                                   channels: channels)

@@ -19,6 +19,7 @@ struct UprightRowWriter {
         // A one-pixel row has no second pixel: any step writes it.
         let step = storedWidth > 1 ? (second.1 * uprightWidth + second.0) * channels - start : channels
         if step == channels { return (image + start).update(from: row, count: storedWidth * channels) }
+        if channels == 3 && step == -3 && storedWidth > 2 { return mirror(row, into: image + start - 3 * (storedWidth - 1)) }
         var target = image + start
         var source = row
         if channels == 3 {
@@ -33,5 +34,19 @@ struct UprightRowWriter {
                 to += step; from += 4
             }
         }
+    }
+
+    /// A mirrored three-byte row (a horizontal flip, the common case), written left to right from the stored row's
+    /// end a word at a time: each word's fourth byte lands on the next pixel, which is written after it. The first
+    /// and last pixels go byte by byte, so nothing is read or written outside the two rows.
+    private func mirror(_ row: UnsafePointer<UInt8>, into target: UnsafeMutablePointer<UInt8>) {
+        let last = storedWidth - 1
+        for c in 0..<3 { target[c] = row[3 * last + c] }
+        var to = UnsafeMutableRawPointer(target + 3), from = UnsafeRawPointer(row + 3 * (last - 1))
+        for _ in 1..<last {
+            to.storeBytes(of: from.loadUnaligned(as: UInt32.self), as: UInt32.self)
+            to += 3; from -= 3
+        }
+        for c in 0..<3 { target[3 * last + c] = row[c] }
     }
 }
