@@ -10,6 +10,8 @@
 #     wm        wm:0.5:soea:10:10/q:80            vs  vips composite2 IN WM50.png OUT[Q=80,strip] over --x X --y Y
 #     wm+fit    rs:fit:1024:1024/wm:0.5:soea:10:10/q:80  vs  vipsthumbnail + vips composite2 (the same placement)
 #     trim      t:10:ffffff/q:80                  vs  vips find_trim IN --background "255 255 255"; vips crop …
+#     flip-oc, wm-oc: flip and wm again, libvips writing as imgproxy has it write (and as thumbcache writes):
+#               OUT[Q=80,strip,optimize_coding] (Huffman tables fitted to the image: a second pass, a smaller file)
 #   The watermark is imgproxy's testdata/geometry.png (200x100); WM50.png is it with alpha 127.5 for vips (opacity
 #   0.5); the trim inputs are the photos on a 64-pixel white border (JPEG q90), made once with vips embed.
 # Usage: scripts/bench-pixel-options.sh   (THUMBCACHE_BIN=path skips the release build; BASE_BIN=path of the build
@@ -95,10 +97,13 @@ PY
 # Full-size renders of 20 MP photos need more than the default 256 MiB decode budget (the whole image is held).
 tc="$bin thumbnail --max-decode-memory 1GiB $work/p@.jpg -o $work/tc-@.jpg"
 compare flip "$tc --options fl:1:0/q:80" "vips flip $work/p@.jpg '$work/v-@.jpg[Q=80,strip]' horizontal"
+compare flip-oc "$tc --options fl:1:0/q:80" "vips flip $work/p@.jpg '$work/v-@.jpg[Q=80,strip,optimize_coding]' horizontal"
 compare flip+fit "$tc --options rs:fit:1024:1024/fl:1:0/q:80" \
   "vipsthumbnail $work/p@.jpg -s 1024 -o $work/t-@.v && vips flip $work/t-@.v '$work/v-@.jpg[Q=80,strip]' horizontal"
 compare wm "$tc --watermark-path $wm --options wm:0.5:soea:10:10/q:80" \
   "vips composite2 $work/p@.jpg $work/wm50.png '$work/v-@.jpg[Q=80,strip]' over --x @WX --y @WY"
+compare wm-oc "$tc --watermark-path $wm --options wm:0.5:soea:10:10/q:80" \
+  "vips composite2 $work/p@.jpg $work/wm50.png '$work/v-@.jpg[Q=80,strip,optimize_coding]' over --x @WX --y @WY"
 compare wm+fit "$tc --watermark-path $wm --options rs:fit:1024:1024/wm:0.5:soea:10:10/q:80" \
   "vipsthumbnail $work/p@.jpg -s 1024 -o $work/t-@.v && vips composite2 $work/t-@.v $work/wm50.png '$work/v-@.jpg[Q=80,strip]' over --x @FX --y @FY"
 compare trim "$bin thumbnail --max-decode-memory 1GiB $work/b@.jpg -o $work/tc-@.jpg --options t:10:ffffff/q:80" \

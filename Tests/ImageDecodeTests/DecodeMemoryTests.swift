@@ -45,8 +45,9 @@ struct DecodeMemoryTests {
         let source = CraftedJPEG.flat(width: 4000, height: 4000, layout: .baseline)
         let small = try Self.estimate(source, size: 64)
         let large = try Self.estimate(source, size: 4000)
-        // The resized pixels, their oriented copy and the encoder's buffer, at least.
-        #expect(large - small >= 3 * (4000 * 4000 - 64 * 64) * 3)
+        // At full size the image read straight upright and the encoder's buffer (3 + 4 bytes a pixel), at least;
+        // the thumbnail's resized pixels, their sRGB and upright copies and its encoder's buffer (3 × 3 + 4).
+        #expect(large - small >= 4000 * 4000 * (3 + 4) - 64 * 64 * (3 * 3 + 4))
     }
 
     @Test func aDecodeOverTheLimitIsRefusedFromTheHeader() throws {

@@ -116,9 +116,13 @@ typedef enum { TC_ICC_SPACE_OTHER = 0, TC_ICC_SPACE_RGB, TC_ICC_SPACE_CMYK, TC_I
 typedef struct {
     tc_icc_space color_space;
     char description[TC_MESSAGE_CAPACITY];
+    /// For an RGB matrix-shaper profile (colourants and curves, no lookup table), a bound on how far its
+    /// relative-colorimetric conversion to sRGB could move an 8-bit value, in levels, before rounding: worked out
+    /// from the colourants and the curves against sRGB's. HUGE_VAL for any other profile.
+    double srgb_deviation;
 } tc_icc_info;
 
-/// Reads a profile's colour space and description; 0 if LittleCMS cannot parse it.
+/// Reads a profile's colour space, description and distance from sRGB; 0 if LittleCMS cannot parse it.
 int tc_icc_inspect(const uint8_t *profile, size_t size, tc_icc_info *info);
 
 typedef enum {

@@ -1,12 +1,13 @@
 /// imgproxy's watermark step (processing/watermark.go), the last of its pipeline: the watermark is scaled (`scale`:
 /// fitted in that fraction of the result, enlarged if needed), padded by the offsets when replicated, placed by its
 /// position (allowed to overflow the edges) or tiled from the centre, its alpha multiplied by the opacity, and
-/// composited over the result (libvips's `composite2`, mode over). A result without alpha stays without.
+/// composited over the result (libvips's `composite2`, mode over), in place: only the pixels it covers are written
+/// (a full-size result is not copied). A result without alpha stays without.
 enum WatermarkComposite {
-    static func apply(_ watermark: RenderEffects.Watermark, to image: PixelBuffer, dprScale: Double) -> PixelBuffer {
+    static func apply(_ watermark: RenderEffects.Watermark, to image: inout PixelBuffer, dprScale: Double) {
         let options = watermark.options
         let opacity = min(1, max(0, options.opacity * watermark.image.opacity))
-        guard opacity > 0, image.width > 0, image.height > 0 else { return image }
+        guard opacity > 0, image.width > 0, image.height > 0 else { return }
         let tile = scaled(watermark.image.pixels, options: options, width: image.width, height: image.height)
         switch options.position {
         case .replicate:
@@ -22,7 +23,7 @@ enum WatermarkComposite {
             let left = (across * tileWidth - image.width) / 2 - padX / 2
             let top = (down * tileHeight - image.height) / 2 - padY / 2
             let mark = tile
-            return composite(tile, over: image, opacity: opacity, columns: 0..<image.width, rows: 0..<image.height) { x, y in
+            composite(tile, over: &image, opacity: opacity, columns: 0..<image.width, rows: 0..<image.height) { x, y in
                 let tx = ((x + left) % tileWidth + tileWidth) % tileWidth, ty = ((y + top) % tileHeight + tileHeight) % tileHeight
                 return tx < mark.width && ty < mark.height ? (tx, ty) : nil
             }
@@ -30,9 +31,9 @@ enum WatermarkComposite {
             let at = ProcessingPlan.position(outer: .init(width: image.width, height: image.height),
                                              inner: .init(width: tile.width, height: tile.height),
                                              gravity: .compass(point, x: options.x, y: options.y), dpr: dprScale, overflow: true)
-            guard at.x < image.width, at.y < image.height, -at.x < tile.width, -at.y < tile.height else { return image }
+            guard at.x < image.width, at.y < image.height, -at.x < tile.width, -at.y < tile.height else { return }
             // Only the rectangle the watermark covers is visited.
-            return composite(tile, over: image, opacity: opacity,
+            composite(tile, over: &image, opacity: opacity,
                              columns: max(0, at.x)..<min(image.width, at.x + tile.width),
                              rows: max(0, at.y)..<min(image.height, at.y + tile.height)) { x, y in (x - at.x, y - at.y) }
         }
@@ -66,11 +67,10 @@ enum WatermarkComposite {
 
     /// `tile` (RGBA) over `image` in `columns` × `rows`, where `source` maps a result pixel to a tile pixel (nil:
     /// none there); "over" with the tile's alpha times `opacity`, rounded to bytes.
-    static func composite(_ tile: PixelBuffer, over image: PixelBuffer, opacity: Double, columns: Range<Int>, rows: Range<Int>,
-                          source: (_ x: Int, _ y: Int) -> (Int, Int)?) -> PixelBuffer {
-        var out = image
-        let channels = image.channels
-        out.pixels.withUnsafeMutableBufferPointer { target in
+    static func composite(_ tile: PixelBuffer, over image: inout PixelBuffer, opacity: Double, columns: Range<Int>,
+                          rows: Range<Int>, source: (_ x: Int, _ y: Int) -> (Int, Int)?) {
+        let (channels, width) = (image.channels, image.width)
+        image.pixels.withUnsafeMutableBufferPointer { target in
             tile.pixels.withUnsafeBufferPointer { wm in
                 for y in rows {
                     for x in columns {
@@ -78,7 +78,7 @@ enum WatermarkComposite {
                         let from = (ty * tile.width + tx) * 4
                         let alpha = Double(wm[from + 3]) / 255 * opacity
                         if alpha <= 0 { continue }
-                        let to = (y * image.width + x) * channels
+                        let to = (y * width + x) * channels
                         let below = channels == 4 ? Double(target[to + 3]) / 255 : 1
                         let covered = alpha + below * (1 - alpha)
                         for c in 0..<3 {
@@ -90,6 +90,5 @@ enum WatermarkComposite {
                 }
             }
         }
-        return out
     }
 }

@@ -41,6 +41,13 @@ public enum Orientation: Int, Sendable, CaseIterable {
         return PixelBuffer(width: dw, height: dh, channels: ch, pixels: output)
     }
 
+    /// Where stored pixel (x, y) goes in the upright image: where the inverse transform, whose source is the upright
+    /// image, takes it from.
+    func uprightPosition(x: Int, y: Int, sourceWidth w: Int, sourceHeight h: Int) -> (Int, Int) {
+        let inverse: Orientation = self == .rotate90 ? .rotate270 : self == .rotate270 ? .rotate90 : self
+        return inverse.sourcePosition(x: x, y: y, sourceWidth: swapsAxes ? h : w, sourceHeight: swapsAxes ? w : h)
+    }
+
     /// Where upright pixel (x, y) comes from in the stored image.
     func sourcePosition(x: Int, y: Int, sourceWidth w: Int, sourceHeight h: Int) -> (Int, Int) {
         switch self {

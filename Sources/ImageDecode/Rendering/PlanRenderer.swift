@@ -43,7 +43,7 @@ public struct PlanRenderer: Sendable {
         }
         if let watermark = effects.watermark {
             try cancellation.check()
-            image = WatermarkComposite.apply(watermark, to: image, dprScale: plan.dprScale)
+            WatermarkComposite.apply(watermark, to: &image, dprScale: plan.dprScale)
         }
         return image
     }
@@ -108,23 +108,25 @@ public struct PlanRenderer: Sendable {
         gravity == .entropy ? .entropy : .attention
     }
 
-    /// Besides the decoder and the resizer, for a source of 3 channels (4 with alpha): the read image with
-    /// its sRGB-converted and upright copies (or its crop), the filters' float copy (and a blur line), the canvas
+    /// Besides the read (the decoder, and the resizer with its image and that image's sRGB-converted and upright
+    /// copies, or the one image read straight upright at full size: `RegionReader`), for a source of 3 channels (4
+    /// with alpha): a detector's crop of the read image, the filters' float copy (and a blur line), the canvas
     /// only when the plan extends or pads and its flattened copy only with a background (4 bytes a pixel: a canvas
-    /// may add alpha), and the encoder's buffer of the result. Copies a plan does not make are not counted: a
-    /// thumbnail reserves 13 bytes a pixel of RGB output, not 20 as when every plan was charged a canvas. A grey
-    /// source's encoder also takes a grey copy of the result (at most 2 bytes a pixel, `PixelBuffer+Grey`).
+    /// may add alpha), the scaled watermark (composited in place), and the encoder's buffer of the result. Copies a
+    /// plan does not make are not counted: a thumbnail reserves 13 bytes a pixel of RGB output, not 20 as when every
+    /// plan was charged a canvas. A grey source's encoder also takes a grey copy of the result (at most 2 bytes a
+    /// pixel, `PixelBuffer+Grey`).
     static func outputMemory(_ plan: ProcessingPlan, _ effects: RenderEffects, source: ImageInfo) -> Int {
         let channels = source.hasAlpha ? 4 : 3
-        let read = reading(plan)
         let kept = plan.resultCrop.width * plan.resultCrop.height
         let result = plan.resultWidth * plan.resultHeight
+        let crop = plan.detection != nil ? kept * channels : 0
         let filters = effects.hasFilters ? kept * 4 * (MemoryLayout<Float>.size + 1) * 2 : 0
         let canvas = result != kept ? result * 4 : 0
         let flattened = effects.background != nil ? result * 4 : 0
         let grey = source.isGrey ? result * 2 : 0
-        // The scaled or tiled watermark is at most the result's size, and the composite a copy of the result.
-        let watermark = effects.watermark != nil ? result * 4 * 2 : 0
-        return 3 * read.width * read.height * channels + filters + canvas + flattened + watermark + result * 4 + grey
+        // The scaled or tiled watermark is at most the result's size; it is drawn on the result itself.
+        let watermark = effects.watermark != nil ? result * 4 : 0
+        return crop + filters + canvas + flattened + watermark + result * 4 + grey
     }
 }

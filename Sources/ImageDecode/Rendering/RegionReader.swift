@@ -33,17 +33,12 @@ struct RegionReader {
             _ = try checkedWorkingMemory(decoder, geometry: geometry, extra: extra)
             let decoded = try decoder.start(shrink: geometry.shrink, convertToSRGB: convertToSRGB)
             let extent = decoder.decodedExtent ?? (Double(decoded.width), Double(decoded.height))
-            let perX = extent.width / Double(decoder.info.width), perY = extent.height / Double(decoder.info.height)
-            // The source's extent in decoded pixels: all of them, or the trimmed rectangle's.
-            let stored = geometry.stored
-            let (left, right) = bounds == nil ? (0, Double(decoded.width))
-                : (Double(stored.x) * perX, Double(stored.x + stored.width) * perX)
-            let (top, bottom) = bounds == nil ? (0, Double(decoded.height))
-                : (Double(stored.y) * perY, Double(stored.y + stored.height) * perY)
-            let columns = Window(start: geometry.region.x * perX, length: geometry.region.width * perX, output: geometry.width,
-                                 lower: left, upper: right, available: decoded.width)
-            let rows = Window(start: geometry.region.y * perY, length: geometry.region.height * perY, output: geometry.height,
-                              lower: top, upper: bottom, available: decoded.height)
+            let (columns, rows) = windows(geometry, info: decoder.info, decodedWidth: decoded.width,
+                                          decodedHeight: decoded.height, extent: extent)
+            if Self.keepsPixels(columns, rows) {
+                return try readUpright(decoder, columns: columns, rows: rows, channels: decoded.channels,
+                                       orientation: geometry.orientation)
+            }
             var resampler = Resampler(sourceWidth: columns.count, sourceHeight: rows.count, channels: decoded.channels,
                                       resizedWidth: columns.resized, resizedHeight: rows.resized,
                                       crop: (columns.firstOutput, rows.firstOutput, geometry.width, geometry.height),
@@ -64,6 +59,69 @@ struct RegionReader {
         }
     }
 
+    /// A read that keeps the stored pixels (a full-size render, whatever its orientation): each row goes to its
+    /// upright place as it is decoded, through the profile on the way when one applies (per pixel, so the same
+    /// values as converting the whole image). One image is made, and no copy of it.
+    private func readUpright(_ decoder: any RowDecoder, columns: Window, rows: Window, channels: Int,
+                             orientation: Orientation) throws(ImageDecodeError) -> PixelBuffer {
+        let writer = UprightRowWriter(orientation: orientation, storedWidth: columns.count, storedHeight: rows.count,
+                                      channels: channels)
+        let transform = convertToSRGB ? decoder.rowProfile?.rgbTransform(channels: channels) : nil
+        let rowLength = columns.count * channels
+        let converted = UnsafeMutablePointer<UInt8>.allocate(capacity: transform == nil ? 0 : rowLength)
+        defer { converted.deallocate() }
+        var failure: ImageDecodeError?
+        let pixels = [UInt8](unsafeUninitializedCapacity: rowLength * rows.count) { image, initialized in
+            let base = image.baseAddress!
+            var y = 0
+            do throws(ImageDecodeError) {
+                try decoder.readRows { (row) throws(ImageDecodeError) in
+                    try cancellation.check()
+                    defer { y += 1 }
+                    guard y >= rows.origin && y < rows.origin + rows.count else { return }
+                    let stored = row.baseAddress! + columns.origin * channels
+                    if let transform {
+                        transform.convert(stored, into: converted, count: columns.count)
+                        writer.write(converted, storedRow: y - rows.origin, into: base)
+                    } else {
+                        writer.write(stored, storedRow: y - rows.origin, into: base)
+                    }
+                }
+                initialized = image.count
+            } catch {
+                failure = error
+            }
+        }
+        if let failure { throw failure }
+        return PixelBuffer(width: writer.uprightWidth, height: writer.uprightHeight, channels: channels, pixels: pixels)
+    }
+
+    /// The decoded rows and columns a reading takes, from the decoder's output size and extent.
+    private func windows(_ geometry: StoredGeometry, info: ImageInfo, decodedWidth: Int, decodedHeight: Int,
+                         extent: (width: Double, height: Double)) -> (columns: Window, rows: Window) {
+        let perX = extent.width / Double(info.width), perY = extent.height / Double(info.height)
+        // The source's extent in decoded pixels: all of them, or the trimmed rectangle's.
+        let stored = geometry.stored
+        let (left, right) = bounds == nil ? (0, Double(decodedWidth))
+            : (Double(stored.x) * perX, Double(stored.x + stored.width) * perX)
+        let (top, bottom) = bounds == nil ? (0, Double(decodedHeight))
+            : (Double(stored.y) * perY, Double(stored.y + stored.height) * perY)
+        let columns = Window(start: geometry.region.x * perX, length: geometry.region.width * perX, output: geometry.width,
+                             lower: left, upper: right, available: decodedWidth)
+        let rows = Window(start: geometry.region.y * perY, length: geometry.region.height * perY, output: geometry.height,
+                          lower: top, upper: bottom, available: decodedHeight)
+        return (columns, rows)
+    }
+
+    /// Whether the resizer would keep these windows' pixels as they are (`Resampler.keepsRows`): then they are read
+    /// straight into the upright image instead.
+    private static func keepsPixels(_ columns: Window, _ rows: Window) -> Bool {
+        Resampler.keepsRows(sourceWidth: columns.count, sourceHeight: rows.count, resizedWidth: columns.resized,
+                            resizedHeight: rows.resized,
+                            crop: (columns.firstOutput, rows.firstOutput, columns.output, rows.output),
+                            sourceOffset: (columns.offset, rows.offset))
+    }
+
     /// The decoder's own buffers and the resizer's for this reading, plus `extra` (the renderer's outputs for the
     /// source's channel count); over `limits.maxDecodeMemory` it throws.
     func checkedWorkingMemory(_ reading: Reading, plan: ProcessingPlan,
@@ -75,18 +133,29 @@ struct RegionReader {
         }
     }
 
-    /// The one estimate, from `decoder`'s header (`read` and `checkedWorkingMemory(_:plan:extra:)` agree by using it).
+    /// The one estimate, from `decoder`'s header (`read` and `checkedWorkingMemory(_:plan:extra:)` agree by using it):
+    /// the decoder's buffers, then either the image read straight upright (a reading that keeps the stored pixels:
+    /// at `shrink` 1 every decoder delivers them all) or the resizer, its output and that output's sRGB and upright
+    /// copies; and `extra`.
     private func checkedWorkingMemory(_ decoder: any RowDecoder, geometry: StoredGeometry,
                                       extra: (_ source: ImageInfo) -> Int) throws(ImageDecodeError) -> Int {
         let info = decoder.info
         let channels = info.hasAlpha ? 4 : 3
-        // The resizer is sized for the full-resolution window: decoders that reduce while decoding only shrink it.
-        let columns = min(info.width, Int(geometry.region.width.rounded(.up)) + 1)
-        let rows = min(info.height, Int(geometry.region.height.rounded(.up)) + 1)
-        let resizing = Resampler.workingMemory(sourceWidth: max(1, columns), sourceHeight: max(1, rows),
-                                               channels: channels, resizedWidth: geometry.width,
-                                               resizedHeight: geometry.height, outputWidth: geometry.width)
-        let needed = decoder.workingMemory(shrink: geometry.shrink) + resizing + extra(info)
+        let image = geometry.width * geometry.height * channels
+        let reading: Int
+        let full = windows(geometry, info: info, decodedWidth: info.width, decodedHeight: info.height,
+                           extent: (Double(info.width), Double(info.height)))
+        if geometry.shrink == 1 && Self.keepsPixels(full.columns, full.rows) {
+            reading = image + geometry.width * channels  // and one converted row
+        } else {
+            // The resizer is sized for the full-resolution window: decoders that reduce while decoding only shrink it.
+            let columns = min(info.width, Int(geometry.region.width.rounded(.up)) + 1)
+            let rows = min(info.height, Int(geometry.region.height.rounded(.up)) + 1)
+            reading = Resampler.workingMemory(sourceWidth: max(1, columns), sourceHeight: max(1, rows),
+                                              channels: channels, resizedWidth: geometry.width,
+                                              resizedHeight: geometry.height, outputWidth: geometry.width) + 3 * image
+        }
+        let needed = decoder.workingMemory(shrink: geometry.shrink) + reading + extra(info)
         guard needed <= limits.maxDecodeMemory else {
             throw .overMemoryBudget(needed: needed, limit: limits.maxDecodeMemory)
         }
@@ -136,6 +205,8 @@ struct RegionReader {
 
         let origin: Int
         let count: Int
+        /// The pixels kept of the resized window (`resized` less the margins).
+        let output: Int
         let offset: Double
         let extent: Double
         let resized: Int
@@ -154,6 +225,7 @@ struct RegionReader {
             extent = max(min(span, Double(count) - offset), 1e-9)
             resized = output + before + after
             firstOutput = before
+            self.output = output
         }
     }
 }

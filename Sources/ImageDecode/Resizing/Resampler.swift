@@ -62,8 +62,8 @@ struct Resampler {
                                  sourceOffset: sourceOffset.y / boxFactor, resizedSize: resizedHeight,
                                  firstOutput: window.y, outputCount: window.height)
         neededRows = vertical.sourceRange
-        isIdentity = sourceWidth == resizedWidth && sourceHeight == resizedHeight && sourceOffset == (0, 0)
-            && window.x == 0 && window.y == 0 && window.width == resizedWidth && window.height == resizedHeight
+        isIdentity = Self.keepsRows(sourceWidth: sourceWidth, sourceHeight: sourceHeight, resizedWidth: resizedWidth,
+                                    resizedHeight: resizedHeight, crop: window, sourceOffset: sourceOffset)
         let rowLength = window.width * channels
         ringRows = isIdentity ? 0 : min(vertical.taps, neededRows.count)
         ring = [Float](repeating: 0, count: ringRows * rowLength)
@@ -71,6 +71,14 @@ struct Resampler {
         sum = [Float](repeating: 0, count: isIdentity ? 0 : rowLength)
         output = []
         output.reserveCapacity(window.height * rowLength)
+    }
+
+    /// Same size, no offset and no crop: the rows come out as they went in (`RegionReader` then reads them straight
+    /// into the upright image instead).
+    static func keepsRows(sourceWidth: Int, sourceHeight: Int, resizedWidth: Int, resizedHeight: Int,
+                          crop window: (x: Int, y: Int, width: Int, height: Int), sourceOffset: (x: Double, y: Double)) -> Bool {
+        sourceWidth == resizedWidth && sourceHeight == resizedHeight && sourceOffset == (0, 0)
+            && window.x == 0 && window.y == 0 && window.width == resizedWidth && window.height == resizedHeight
     }
 
     /// The bytes a resampler of this geometry holds besides its output: the box stage's sums and row, one
