@@ -47,6 +47,7 @@ extension Result where Failure == ImageDecodeError {
         case .corrupt: "corrupt"
         case .truncated: "truncated"
         case .tooLarge: "tooLarge"
+        case .animationTooLarge: "animationTooLarge"
         case .overMemoryBudget: "overMemoryBudget"
         case .outOfMemory: "outOfMemory"
         case .encodeFailed: "encodeFailed"

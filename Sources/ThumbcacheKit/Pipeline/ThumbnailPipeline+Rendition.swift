@@ -184,6 +184,10 @@ extension ThumbnailPipeline {
         let qualities = configuration.formatQuality
         // Negotiated: what the request answers without `Accept`, when smaller (`FormatFallback`).
         let fallback = negotiated ? rendition.outputFormat(asked: nil, original: original) : nil
+        let renderLimits = RenderLimits(maxPixels: limits.maxPixels, maxDecodeMemory: configuration.maxDecodeMemory,
+                                        maxEffectWork: configuration.maxEffectWork,
+                                        maxAnimationFrames: configuration.maxAnimationFrames,
+                                        maxAnimationFrameResolution: configuration.maxAnimationFrameResolution)
         let input: EncodedImage
         var inputIsOriginal = false
         var storedOriginal: StoredOriginal?  // owns the descriptor behind `input`
@@ -191,7 +195,8 @@ extension ThumbnailPipeline {
                                     quality: options.quality(for: chosen, default: { qualities[$0] }))
         // A stored thumbnail keeps no more metadata than the defaults do (`keepsOnlyWhatThumbnailsKeep`); a `trim`
         // reads the original's own pixels, so it never renders from a rung.
-        if options.autoRotate, options.trim == nil, ladderSize == nil,
+        // An animation kept animated reads every frame of the original (a stored thumbnail is one frame).
+        if options.autoRotate, options.trim == nil, ladderSize == nil, !original.mayKeepAnimation(options, in: chosen, limits: renderLimits),
            options.metadataPolicy(defaults: configuration.metadata).keepsOnlyWhatThumbnailsKeep,
            let entry = origin.entry,
            let standIn = try standIn(options, output: output, original: entry.metadata.original,
@@ -204,16 +209,14 @@ extension ThumbnailPipeline {
         }
         let renderer = ProcessedRenderer(options: options, input: input, inputIsOriginal: inputIsOriginal, original: original,
                                          maxResultSide: configuration.maxResultSide,
-                                         limits: RenderLimits(maxPixels: limits.maxPixels,
-                                                              maxDecodeMemory: configuration.maxDecodeMemory,
-                                                              maxEffectWork: configuration.maxEffectWork),
+                                         limits: renderLimits,
                                          metadata: configuration.metadata, watermark: configuration.watermark)
         let rendered: Thumbnail
         do {
             // The estimate, from the header, is reserved for the decode once it has a worker (the gate, a server's
             // worker limit): renders wait rather than exceed the budget, and renders queued for a worker hold none.
             // Coalesced waiters and stored renditions never reach the gate.
-            let needed = try renderer.workingMemory()
+            let needed = try renderer.workingMemory(format: chosen)
             defer { FreedMemory.release(afterDecodeOf: needed) }
             rendered = try await cancellable { (cancellation: RenderCancellation) async throws(PipelineError) in
                 try await configuration.renderGate.run(reserving: needed, of: configuration.decodeBudget,
