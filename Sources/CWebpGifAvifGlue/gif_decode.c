@@ -228,7 +228,7 @@ tc_status tc_gif_count_frames(const uint8_t *data, size_t size, int limit, int *
 void tc_gif_palette(const tc_gif_decoder *decoder, uint8_t palette[768]) {
     memset(palette, 0, 768);
     const ColorMapObject *map = NULL;
-    if (decoder->gif && decoder->have_image) {
+    if (decoder->gif) {
         map = decoder->gif->Image.ColorMap ? decoder->gif->Image.ColorMap : decoder->gif->SColorMap;
     }
     if (!map) {
