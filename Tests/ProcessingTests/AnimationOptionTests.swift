@@ -31,6 +31,17 @@ import Processing
         #expect(!options.keepsAnimation(of: still, in: .gif, limits: RenderLimits()))
     }
 
+    @Test func anAnimationKeptAnimatedIsNotTrimmed() throws {
+        // A red block in a white border, as a 2-frame GIF.
+        let frame = PixelBuffer(width: 6, height: 6, channels: 3, pixels: (0..<36).flatMap { (i: Int) -> [UInt8] in
+            (1...4).contains(i % 6) && (1...4).contains(i / 6) ? [255, 0, 0] : [255, 255, 255]
+        })
+        let gif = try EncodeSettings(format: .gif).encode(RenderedAnimation(frames: [frame, frame], delays: [100, 100], loopCount: 0)).data
+        let options = try ProcessingOptions(parsing: "t:10")
+        #expect(try options.trimBounds(of: .data(gif), animated: true) == nil)
+        #expect(try options.trimBounds(of: .data(gif), animated: false) == ProcessingPlan.Rect(x: 1, y: 1, width: 4, height: 4))
+    }
+
     @Test func aGIFSourceAnswersGIFWhenNoFormatIsAsked() throws {
         #expect(ProcessingOptions().outputFormat(asked: nil, source: .gif) == .gif)
         #expect(try ProcessingOptions(parsing: "f:gif").outputFormat(asked: nil, source: .png) == .gif)
