@@ -295,8 +295,9 @@ void tc_gif_encoder_destroy(tc_gif_encoder *encoder) {
     free(encoder);
 }
 
-tc_status tc_gif_encoder_add(tc_gif_encoder *encoder, const uint8_t *indices, const uint8_t *palette, int colors,
-                             int transparent_index, int delay_cs, int disposal, tc_encoded *error) {
+tc_status tc_gif_encoder_add(tc_gif_encoder *encoder, int x, int y, int width, int height, const uint8_t *indices,
+                             const uint8_t *palette, int colors, int transparent_index, int delay_cs, int disposal,
+                             tc_encoded *error) {
     int bits = 1;
     while ((1 << bits) < colors) bits++;
     ColorMapObject *map = GifMakeMapObject(1 << bits, NULL);
@@ -314,9 +315,9 @@ tc_status tc_gif_encoder_add(tc_gif_encoder *encoder, const uint8_t *indices, co
     GifByteType extension[4];
     size_t length = EGifGCBToExtension(&control, extension);
     int failed = EGifPutExtension(encoder->gif, GRAPHICS_EXT_FUNC_CODE, (int)length, extension) == GIF_ERROR ||
-                 EGifPutImageDesc(encoder->gif, 0, 0, encoder->width, encoder->height, false, map) == GIF_ERROR;
-    for (int y = 0; y < encoder->height && !failed; y++) {
-        failed = EGifPutLine(encoder->gif, (GifPixelType *)(indices + (size_t)y * encoder->width), encoder->width) == GIF_ERROR;
+                 EGifPutImageDesc(encoder->gif, x, y, width, height, false, map) == GIF_ERROR;
+    for (int row = 0; row < height && !failed; row++) {
+        failed = EGifPutLine(encoder->gif, (GifPixelType *)(indices + (size_t)row * width), width) == GIF_ERROR;
     }
     GifFreeMapObject(map);
     if (failed || encoder->failed) {

@@ -123,10 +123,11 @@ typedef struct tc_gif_encoder tc_gif_encoder;
 /// `loop_count` -1 writes no NETSCAPE2.0 extension (a still, or play once), 0 loops forever.
 tc_gif_encoder *tc_gif_encoder_create(int width, int height, int loop_count);
 void tc_gif_encoder_destroy(tc_gif_encoder *encoder);
-/// One full-canvas frame of `width` x `height` indices into `palette` (`colors` RGB triplets, 2-256);
-/// `transparent_index` -1 for none; disposal 1 (keep) or 2 (clear to transparent).
-tc_status tc_gif_encoder_add(tc_gif_encoder *encoder, const uint8_t *indices, const uint8_t *palette, int colors,
-                             int transparent_index, int delay_cs, int disposal, tc_encoded *error);
+/// One frame: `width` x `height` indices into `palette` (`colors` RGB triplets, 2-256) placed at (`x`, `y`) on the
+/// canvas; `transparent_index` -1 for none; disposal 1 (keep) or 2 (clear its rectangle to transparent).
+tc_status tc_gif_encoder_add(tc_gif_encoder *encoder, int x, int y, int width, int height, const uint8_t *indices,
+                             const uint8_t *palette, int colors, int transparent_index, int delay_cs, int disposal,
+                             tc_encoded *error);
 /// The file; the encoder is spent.
 tc_status tc_gif_encoder_finish(tc_gif_encoder *encoder, tc_encoded *out);
 

@@ -18,7 +18,7 @@ protocol FrameSource: AnyObject {
     var loopCount: Int? { get }
     /// Bytes held while compositing (canvases, scratch), from the header, before any is allocated.
     var workingMemory: Int { get }
-    /// The next frame, or nil after the last. A file cut after at least one whole frame ends there (browsers
-    /// show the frames that arrived); one cut in its first frame is `truncated`.
+    /// The next frame, or nil after the last. A file cut or broken after at least one whole frame ends there
+    /// (browsers show the frames that arrived); one cut or broken in its first frame is refused (`truncated`, `corrupt`).
     func nextFrame() throws(ImageDecodeError) -> AnimationFrame?
 }

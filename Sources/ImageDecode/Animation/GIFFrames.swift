@@ -54,9 +54,8 @@ final class GIFFrames: FrameSource {
             tc_gif_dispose(handle, &frame, canvas!.baseAddress, saved?.baseAddress)
             var found: Int32 = 0
             let status = tc_gif_next_frame(handle, &frame, &found)
-            // A file cut (or broken) between frames ends the animation there; the frames so far stand.
-            if status == TC_TRUNCATED || found == 0 { return nil }
-            guard status == TC_OK else { throw ImageDecoder.error(status, message: tc_gif_message(handle)) }
+            // A file cut or broken after a whole frame ends the animation there, as browsers show it.
+            if status != TC_OK || found == 0 { return nil }
         }
         pending = false
         if frame.disposal == 3 {
@@ -65,8 +64,8 @@ final class GIFFrames: FrameSource {
         }
         let status = tc_gif_composite(handle, &frame, canvas!.baseAddress, indices!.baseAddress, covered!.baseAddress)
         guard status == TC_OK else {
-            // A frame cut short after the first: the frames that arrived whole are the animation.
-            if status == TC_TRUNCATED && emitted > 0 { return nil }
+            // A later frame cut short or broken: the frames that arrived whole are the animation.
+            if emitted > 0 { return nil }
             throw ImageDecoder.error(status, message: tc_gif_message(handle))
         }
         emitted += 1

@@ -4,9 +4,13 @@ import CJpegPngGlue
 
 /// Writes GIF: a still, or an animation's frames. Each frame gets its own palette (a local colour table), made
 /// by our quantiser (`tc_quantize_rgba`: an image of at most 256 colours keeps them exactly, else median cut and
-/// Floyd–Steinberg dithering; docs/benchmarks.md, "Issue 32: animation and GIF out", has the measurements that
-/// chose it), pixels with alpha under 128 are the one transparent index. Frames are whole canvases; in an
-/// animation with transparency each is cleared before the next (disposal 2), else drawn over it (disposal 1).
+/// Floyd–Steinberg dithering; docs/benchmarks.md, "Issue 32: animation and GIF out", has the measurements), and
+/// pixels with alpha under 128 are the one transparent index.
+///
+/// Animations are written as differences, as GIF encoders do: a frame that never makes a shown pixel transparent
+/// again is drawn over the previous one (disposal 1), with the pixels that did not change transparent (they
+/// compress to almost nothing and take no palette entries) and cut to the rectangle that changed. A frame that must
+/// clear pixels follows a whole-canvas frame cleared after it is shown (disposal 2).
 enum GIFEncoder {
     /// At most 256 colours a frame, one of them transparent where needed.
     static let maxColors = 256
@@ -25,19 +29,26 @@ enum GIFEncoder {
             throw .outOfMemory
         }
         defer { tc_gif_encoder_destroy(encoder) }
-        let transparent = animation.frames.contains { $0.hasAlpha && Self.hasTransparency($0) }
+        let frames = animation.frames.map { $0.hasAlpha ? $0 : $0.withAlpha() }
+        // Whether frame i may be drawn over frame i - 1: it clears no pixel that frame showed.
+        let overPrevious = frames.indices.map { $0 > 0 && !Self.clearsAPixel(frames[$0], after: frames[$0 - 1]) }
         var indices = [UInt8](repeating: 0, count: width * height)
         var palette = [UInt8](repeating: 0, count: 768)
         var error = tc_encoded()
-        for (frame, delay) in zip(animation.frames, animation.delays) {
+        for (i, (frame, delay)) in zip(frames, animation.delays).enumerated() {
+            let keptAfter = i + 1 == frames.count || overPrevious[i + 1]
+            // A frame the next one must clear is written whole, so its disposal clears the whole canvas.
+            let (part, rect) = overPrevious[i] && keptAfter ? Self.changes(frame, since: frames[i - 1])
+                                                            : (frame, ProcessingPlan.Rect(x: 0, y: 0, width: width, height: height))
             var transparentIndex: Int32 = -1
-            let colors = frame.pixels.withUnsafeBufferPointer { pixels in
-                tc_quantize_rgba(pixels.baseAddress, Int32(width), Int32(height), frame.rowBytes, Int32(frame.channels),
+            let colors = part.pixels.withUnsafeBufferPointer { pixels in
+                tc_quantize_rgba(pixels.baseAddress, Int32(part.width), Int32(part.height), part.rowBytes, 4,
                                  Int32(maxColors), 1, &indices, &palette, &transparentIndex)
             }
             guard colors > 0 else { throw .outOfMemory }
-            let status = tc_gif_encoder_add(encoder, indices, palette, max(2, colors), transparentIndex,
-                                            still ? 0 : Int32(min(65535, (delay + 5) / 10)), transparent ? 2 : 1, &error)
+            let status = tc_gif_encoder_add(encoder, Int32(rect.x), Int32(rect.y), Int32(rect.width), Int32(rect.height),
+                                            indices, palette, max(2, colors), transparentIndex,
+                                            still ? 0 : Int32(min(65535, (delay + 5) / 10)), keptAfter ? 1 : 2, &error)
             guard status == TC_OK else { _ = try takeEncoded(&error, status: status); return Data() }
         }
         var out = tc_encoded()
@@ -45,9 +56,50 @@ enum GIFEncoder {
         return try takeEncoded(&out, status: status)
     }
 
-    private static func hasTransparency(_ frame: PixelBuffer) -> Bool {
-        frame.pixels.withUnsafeBufferPointer { pixels in
-            stride(from: 3, to: pixels.count, by: 4).contains { pixels[$0] < 128 }
+    /// A pixel transparent here (alpha < 128) that was shown (alpha ≥ 128) in `previous`.
+    private static func clearsAPixel(_ frame: PixelBuffer, after previous: PixelBuffer) -> Bool {
+        frame.pixels.withUnsafeBufferPointer { now in
+            previous.pixels.withUnsafeBufferPointer { before in
+                stride(from: 3, to: now.count, by: 4).contains { now[$0] < 128 && before[$0] >= 128 }
+            }
         }
+    }
+
+    /// The smallest rectangle holding every pixel that differs from `previous`, cut out, with the pixels that did
+    /// not change made transparent (one pixel when nothing changed: GIF has no empty frame).
+    private static func changes(_ frame: PixelBuffer, since previous: PixelBuffer) -> (PixelBuffer, ProcessingPlan.Rect) {
+        let width = frame.width
+        var (left, top, right, bottom) = (Int.max, Int.max, -1, -1)
+        var changed = [Bool](repeating: false, count: width * frame.height)
+        frame.pixels.withUnsafeBufferPointer { now in
+            previous.pixels.withUnsafeBufferPointer { before in
+                for y in 0..<frame.height {
+                    for x in 0..<width {
+                        let at = (y * width + x) * 4
+                        // Transparent in both: nothing to draw either way.
+                        let same = now[at + 3] < 128 && before[at + 3] < 128
+                            || (now[at] == before[at] && now[at + 1] == before[at + 1] && now[at + 2] == before[at + 2]
+                                && (now[at + 3] >= 128) == (before[at + 3] >= 128))
+                        guard !same else { continue }
+                        changed[y * width + x] = true
+                        (left, top, right, bottom) = (min(left, x), min(top, y), max(right, x), max(bottom, y))
+                    }
+                }
+            }
+        }
+        guard right >= 0 else {
+            return (PixelBuffer(width: 1, height: 1, channels: 4, pixels: [0, 0, 0, 0]), .init(x: 0, y: 0, width: 1, height: 1))
+        }
+        let rect = ProcessingPlan.Rect(x: left, y: top, width: right - left + 1, height: bottom - top + 1)
+        var pixels = [UInt8](repeating: 0, count: rect.width * rect.height * 4)
+        frame.pixels.withUnsafeBufferPointer { now in
+            for y in 0..<rect.height {
+                for x in 0..<rect.width where changed[(rect.y + y) * width + rect.x + x] {
+                    let from = ((rect.y + y) * width + rect.x + x) * 4, to = (y * rect.width + x) * 4
+                    for c in 0..<4 { pixels[to + c] = now[from + c] }
+                }
+            }
+        }
+        return (PixelBuffer(width: rect.width, height: rect.height, channels: 4, pixels: pixels), rect)
     }
 }
