@@ -1,4 +1,5 @@
-// GIF out: our own quantiser (median cut on a 5-bit-per-channel histogram, Floyd-Steinberg error diffusion; an
+// GIF out: our own quantiser (median cut on a 5-bit-per-channel histogram refined by two k-means passes,
+// Floyd-Steinberg error diffusion; an
 // image of 256 colours or fewer keeps them exactly) and giflib's EGif API for the LZW and the records.
 #include "CWebpGifAvifGlue.h"
 
@@ -118,7 +119,9 @@ int tc_quantize_rgba(const uint8_t *pixels, int width, int height, size_t stride
     uint32_t keys[1024];
     int colors = exact_colors(pixels, width, height, stride, channels, limit, palette, keys);
     int exact = colors > 0;
-    int16_t *cache = malloc(sizeof(int16_t) * BINS);
+    // Nearest entries by 6 bits a channel: the dithered colour is matched to within 2 levels.
+    enum { LOOKUP = 1 << 18 };
+    int16_t *cache = malloc(sizeof(int16_t) * LOOKUP);
     if (!cache) return 0;
     if (!exact) {
         histogram h = {calloc(BINS, sizeof(uint32_t)), calloc((size_t)BINS * 3, sizeof(uint64_t))};
@@ -168,9 +171,26 @@ int tc_quantize_rgba(const uint8_t *pixels, int width, int height, size_t stride
             colors++;
         }
         if (colors == 0) colors = 1;
+        // Two Lloyd (k-means) passes over the histogram's bins, each bin at its pixels' mean: median cut's boxes
+        // place entries by count, these move each entry to the centre of the colours nearest it.
+        for (int pass = 0; pass < 2; pass++) {
+            uint64_t (*acc)[4] = calloc((size_t)colors, sizeof *acc);
+            if (!acc) break;
+            for (int k = 0; k < BINS; k++) {
+                uint32_t n = h.count[k];
+                if (!n) continue;
+                int r = (int)(h.sum[k * 3] / n), g = (int)(h.sum[k * 3 + 1] / n), b = (int)(h.sum[k * 3 + 2] / n);
+                int i = nearest(palette, colors, r, g, b);
+                acc[i][0] += h.sum[k * 3], acc[i][1] += h.sum[k * 3 + 1], acc[i][2] += h.sum[k * 3 + 2], acc[i][3] += n;
+            }
+            for (int i = 0; i < colors; i++)
+                if (acc[i][3])
+                    for (int c = 0; c < 3; c++) palette[i * 3 + c] = (uint8_t)((acc[i][c] + acc[i][3] / 2) / acc[i][3]);
+            free(acc);
+        }
         free(h.count), free(h.sum), free(boxes);
     }
-    for (int i = 0; i < BINS; i++) cache[i] = -1;
+    for (int i = 0; i < LOOKUP; i++) cache[i] = -1;
     // Error rows for Floyd-Steinberg, one pixel of margin each side, in 1/16ths.
     int *errors = dither && !exact ? calloc((size_t)(width + 2) * 6, sizeof(int)) : NULL;
     int transparent = has_transparent ? colors : -1;
@@ -201,8 +221,8 @@ int tc_quantize_rgba(const uint8_t *pixels, int width, int height, size_t stride
                     if (palette[i * 3] == r && palette[i * 3 + 1] == g && palette[i * 3 + 2] == b) { index = i; break; }
                 if (index < 0) index = nearest(palette, colors, r, g, b);
             } else {
-                int k = bin_of(r, g, b);
-                if (cache[k] < 0) cache[k] = (int16_t)nearest(palette, colors, (r & ~7) | 4, (g & ~7) | 4, (b & ~7) | 4);
+                int k = ((r >> 2) << 12) | ((g >> 2) << 6) | (b >> 2);
+                if (cache[k] < 0) cache[k] = (int16_t)nearest(palette, colors, (r & ~3) | 2, (g & ~3) | 2, (b & ~3) | 2);
                 index = cache[k];
             }
             *out = (uint8_t)index;
