@@ -209,7 +209,8 @@ int tc_quantize_rgba(const uint8_t *pixels, int width, int height, size_t stride
             int r = p[0], g = p[1], b = p[2];
             if (current) {
                 int *e = current + (x + 1) * 3;
-                r += e[0] / 16, g += e[1] / 16, b += e[2] / 16;
+                // `dither` percent of the diffused error (errors are kept in 1/16ths).
+                r += e[0] * dither / 1600, g += e[1] * dither / 1600, b += e[2] * dither / 1600;
                 r = r < 0 ? 0 : r > 255 ? 255 : r;
                 g = g < 0 ? 0 : g > 255 ? 255 : g;
                 b = b < 0 ? 0 : b > 255 ? 255 : b;

@@ -132,7 +132,7 @@ tc_status tc_gif_encoder_add(tc_gif_encoder *encoder, int x, int y, int width, i
 tc_status tc_gif_encoder_finish(tc_gif_encoder *encoder, tc_encoded *out);
 
 /// Quantises RGBA rows to at most `max_colors` (2-256) palette entries by median cut on a 5-bit-per-channel
-/// histogram refined by two k-means passes, then maps each pixel with Floyd-Steinberg error diffusion when `dither`. Pixels with alpha below
+/// histogram refined by two k-means passes, then maps each pixel with Floyd-Steinberg error diffusion of `dither` percent of the error (0: none). Pixels with alpha below
 /// 128 become `*transparent_index` (the last entry, reserved only when such pixels exist; else -1).
 /// `indices` gets width x height bytes, `palette` 768 bytes; returns the number of entries used.
 int tc_quantize_rgba(const uint8_t *pixels, int width, int height, size_t stride, int channels, int max_colors,
