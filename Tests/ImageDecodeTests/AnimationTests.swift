@@ -197,4 +197,16 @@ import Testing
         let flat = Fixtures.image(width: 5, height: 3, channels: 3) { x, _ in x < 2 ? [10, 20, 30] : [200, 100, 0] }
         #expect(try ImageDecoder.decode(try ImageEncoder.encode(flat, as: .gif)).pixels == flat.pixels)
     }
+
+    @Test func anAVIFSequenceIsReadFrameByFrame() throws {
+        let data = try Fixtures.data("avif/sequence.avif")
+        let info = try ImageDecoder.probe(data)
+        #expect(info.isAnimated && (info.frameCount ?? 0) > 1)
+        let rendered = try Self.render(data) { $0.width = 16; $0.height = 16 }
+        #expect(rendered.frames.count == info.frameCount)
+        #expect(rendered.delays.allSatisfy { $0 > 0 })
+        #expect(rendered.frames[0] != rendered.frames[rendered.frames.count - 1], "the frames differ")
+        let webp = try Self.frames(try AnimationEncoder.encode(rendered, as: .webp, quality: 90))
+        #expect(webp.frames.count == info.frameCount && webp.delays == rendered.delays)
+    }
 }

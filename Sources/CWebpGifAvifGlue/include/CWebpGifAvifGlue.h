@@ -170,6 +170,9 @@ const uint8_t *tc_avif_xmp(const tc_avif_decoder *decoder, size_t *length);
 /// no ICC profile, nclx colour (wide gamut primaries, PQ/HLG transfer with a simple tone map) is
 /// converted to sRGB; with an ICC profile the caller converts.
 tc_status tc_avif_decode(tc_avif_decoder *decoder, int channels, int to_srgb, uint8_t *out, size_t stride);
+/// Each further call of `tc_avif_decode` decodes the sequence's next frame; this is the duration of the one decoded
+/// last, in seconds.
+double tc_avif_frame_duration(const tc_avif_decoder *decoder);
 
 /// AVIF through libaom at `speed`, `quality` 0-100 mapped as libavif 1.x maps it (cq-level), 4:2:0 (or 4:0:0
 /// with `monochrome`, for neutral RGB(A) rows: only luma is coded), sRGB (nclx 1/13/6), alpha kept for channels 4.

@@ -1,10 +1,10 @@
 import Foundation
 
-/// Opens the frames of an animated source (GIF, WebP) and checks imgproxy's animation limits from its header,
+/// Opens the frames of an animated source (GIF, WebP, AVIF sequences) and checks imgproxy's animation limits from its header,
 /// before any frame is decoded.
 enum AnimationDecoder {
-    /// The formats whose frames are read (AVIF image sequences are read as their first frame).
-    static func reads(_ format: ImageFormat) -> Bool { format == .gif || format == .webp }
+    /// The formats whose frames are read: GIF, WebP and AVIF image sequences.
+    static func reads(_ format: ImageFormat) -> Bool { format == .gif || format == .webp || format == .avif }
 
     /// How many frames of an animation of `frameCount` are rendered: imgproxy's `min(pages, max_animation_frames)`.
     static func framesTaken(_ frameCount: Int, limits: RenderLimits) -> Int {
@@ -54,6 +54,11 @@ enum AnimationDecoder {
                 case .webp:
                     info = try WebPDecoder(bytes).info
                     source = WebPFrames(bytes, info: info)
+                case .avif:
+                    // libavif's own size limit at its default: the animation's pixel limits are checked by the caller.
+                    let decoder = try AVIFDecoder(bytes, maxPixels: .max)
+                    info = decoder.info
+                    source = AVIFFrames(decoder)
                 default:
                     throw ImageDecodeError.unsupported("\(format.rawValue) animations are read as their first frame")
                 }
