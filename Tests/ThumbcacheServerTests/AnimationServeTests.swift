@@ -73,4 +73,27 @@ import ThumbcacheKit
         await fewer.stop()
         await origin.stop()
     }
+
+    @Test func anotherFrameLimitAfterARestartRendersAgain() async throws {
+        let origin = try await TestOrigin()
+        origin.image("/a.gif", try Self.animation(), type: "image/gif")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("thumbcache-anim-\(UUID().uuidString)")
+        let url = origin.url("/a.gif")
+        /// Frames answered, and how many renders the server made (0: the stored variant answered).
+        func frames(limit: Int) async throws -> (frames: Int?, renders: Int) {
+            let server = try await ServerHarness(directory: directory, pipeline: { $0.maxAnimationFrames = limit })
+            let answer = try await server.request(Self.path("rs:fit:4:4", url))
+            let renders = server.metric("thumbcache_render_duration_seconds_count")
+            await server.stop(removingDirectory: false)
+            return (try Self.frameCount(answer.body), renders)
+        }
+        let two = try await frames(limit: 2)
+        #expect(two.frames == 2 && two.renders == 1)
+        let same = try await frames(limit: 2)
+        #expect(same.frames == 2 && same.renders == 0, "the stored variant: \(same)")
+        let all = try await frames(limit: 256)
+        #expect(all.frames == 3 && all.renders == 1, "another limit renders again: \(all)")
+        await origin.stop()
+        try? FileManager.default.removeItem(at: directory)
+    }
 }
