@@ -73,7 +73,8 @@ extension ThumbnailPipeline {
     /// The name a variant is stored under: its meaning (canonical description, the format asked for, negotiated or
     /// not), the default quality of the format it is encoded in (of a negotiated one's fallback too), and the other
     /// server settings it was drawn under (the watermark's image and opacity where it draws one, metadata defaults
-    /// other than imgproxy's), so a changed setting renders again rather than serving the old image.
+    /// other than imgproxy's, animation limits other than the defaults where an animation may be kept), so a changed
+    /// setting renders again rather than serving the old image.
     func variantName(_ rendition: Rendition, format: ImageFormat?, negotiated: Bool, original: CacheMetadata.Original) -> String {
         let quality = configuration.formatQuality
         let format = format ?? rendition.options.format
@@ -82,6 +83,13 @@ extension ThumbnailPipeline {
         let metadata = configuration.metadata
         if metadata != MetadataPolicy() {
             settings += " md \(metadata.stripMetadata ? 1 : 0)\(metadata.keepCopyright ? 1 : 0)\(metadata.stripColorProfile ? 1 : 0)"
+        }
+        // The frames an animation keeps are the server's choice: another limit is another image.
+        let animation = (configuration.maxAnimationFrames, configuration.maxAnimationFrameResolution)
+        if animation != (RenderLimits.defaultMaxAnimationFrames, 0),
+           original.mayKeepAnimation(rendition.options, in: rendition.outputFormat(asked: format, original: original),
+                                     limits: RenderLimits(maxAnimationFrames: configuration.maxAnimationFrames)) {
+            settings += " anim \(animation.0) \(animation.1)"
         }
         return VariantStore.name(canonical: rendition.key(format: format, negotiated: negotiated), asked: format?.rawValue ?? "auto",
                                  quality: quality[rendition.outputFormat(asked: format, original: original)],
