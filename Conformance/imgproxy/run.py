@@ -43,7 +43,7 @@ MISSING = {
     # outputs
     "output:grey16": "16-bit greyscale output", "output:rgb16": "16-bit RGB output",
     "output:bmp": "BMP output", "output:tiff": "TIFF output", "output:ico": "ICO output",
-    "output:heic": "HEIC output", "output:jxl": "JPEG XL output", "output:gif": "GIF output", "output:svg": "SVG output",
+    "output:heic": "HEIC output", "output:jxl": "JPEG XL output", "output:svg": "SVG output",
 }
 # imgproxy Pro's features: never expected of serve.
 PRO = {"objects_position", "obj_pos", "op", "crop_objects", "c_obj", "blur_detections", "bd", "draw_detections", "dd",

@@ -47,6 +47,7 @@ extension Result where Failure == ImageDecodeError {
         case .corrupt: "corrupt"
         case .truncated: "truncated"
         case .tooLarge: "tooLarge"
+        case .animationTooLarge: "animationTooLarge"
         case .overMemoryBudget: "overMemoryBudget"
         case .outOfMemory: "outOfMemory"
         case .encodeFailed: "encodeFailed"
@@ -122,6 +123,24 @@ while true {
     // A successful thumbnail must itself decode.
     let checked = fromMemory.flatMap { thumbnail in Result { () throws(ImageDecodeError) in try ImageDecoder.decode(thumbnail) } }
     outcomes[checked.kind, default: 0] += 1
+    // An animated GIF or WebP also goes through every frame (`renderAnimation`) and back out as GIF, whose frames
+    // must be read again.
+    if let info = try? ImageDecoder.probe(Data(input)), info.isAnimated {
+        let plan = ProcessingPlan(sourceWidth: info.width, sourceHeight: info.height,
+                                  geometry: { var g = GeometryOptions(); g.width = request.size; g.height = request.size; return g }())
+        let limits = RenderLimits(maxPixels: 4_000_000, maxDecodeMemory: 256 << 20, maxAnimationFrames: 16)
+        let animated = Result { () throws(ImageDecodeError) in
+            let animation = try PlanRenderer().renderAnimation(from: .data(Data(input)), plan: plan, limits: limits)
+            let gif = try EncodeSettings(format: .gif).encode(animation).data
+            return try ImageDecoder.probe(gif).frameCount == animation.frames.count ? gif : Data()
+        }
+        if case .success(let gif) = animated, gif.isEmpty {
+            report("fuzz: an animation's GIF lost frames at iteration \(iteration)")
+            mismatch = true
+            break
+        }
+        outcomes["animation " + animated.kind, default: 0] += 1
+    }
     if Date().timeIntervalSince(begin) > 5 { report("fuzz: slow input at iteration \(iteration)") }
     iteration += 1
     if replay != nil { break }

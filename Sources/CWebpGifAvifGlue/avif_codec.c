@@ -260,6 +260,8 @@ tc_status tc_avif_decode(tc_avif_decoder *decoder, int channels, int to_srgb, ui
     return result == AVIF_RESULT_OK ? TC_OK : fail(decoder, result);
 }
 
+double tc_avif_frame_duration(const tc_avif_decoder *decoder) { return decoder->avif->imageTiming.duration; }
+
 // MARK: Encoding
 
 tc_status tc_avif_encode(const uint8_t *pixels, int width, int height, size_t stride, int channels, int monochrome,

@@ -13,8 +13,12 @@ struct tc_gif_decoder {
     size_t size, offset;
     int ran_out;             // a read asked for bytes past the end: the file is truncated
     GifFileType *gif;
-    int have_image;          // the first image descriptor has been read
+    int have_image;          // an image descriptor has been read and its data not yet decoded
     int transparent_index;
+    int disposal, delay_cs;  // the Graphic Control Extension before the current image
+    int loop_count;          // NETSCAPE2.0 loop count (0: forever), -1 when the file has none
+    GifByteType *block;      // the current image's next data sub-block, while one is left unread
+    int data_pending;        // the current image's data has not been read to its end
     char message[TC_MESSAGE_CAPACITY];
 };
 
@@ -54,6 +58,7 @@ tc_gif_decoder *tc_gif_decoder_create(const uint8_t *data, size_t size) {
     decoder->data = data;
     decoder->size = size;
     decoder->transparent_index = -1;
+    decoder->loop_count = -1;
     return decoder;
 }
 
@@ -68,6 +73,58 @@ void tc_gif_decoder_destroy(tc_gif_decoder *decoder) {
 
 const char *tc_gif_message(const tc_gif_decoder *decoder) { return decoder->message; }
 
+/// Walks the records to the next image descriptor, keeping the last Graphic Control Extension's transparency,
+/// disposal and delay and a NETSCAPE2.0 loop count. `*found` is 0 at the trailer (or, after the first image, at
+/// the end of the data: a file cut between frames ends there).
+static tc_status walk_to_image(tc_gif_decoder *decoder, int *found) {
+    GifFileType *gif = decoder->gif;
+    *found = 0;
+    decoder->transparent_index = -1;
+    decoder->disposal = 0;
+    decoder->delay_cs = 0;
+    for (;;) {
+        GifRecordType type;
+        if (DGifGetRecordType(gif, &type) == GIF_ERROR) return gif_failure(decoder, gif->Error);
+        if (type == IMAGE_DESC_RECORD_TYPE) break;
+        if (type == TERMINATE_RECORD_TYPE) return TC_OK;
+        if (type != EXTENSION_RECORD_TYPE) return fail(decoder, TC_CORRUPT, "unexpected GIF record");
+        int code = 0;
+        GifByteType *block = NULL;
+        if (DGifGetExtension(gif, &code, &block) == GIF_ERROR) return gif_failure(decoder, gif->Error);
+        int netscape = 0;
+        if (code == GRAPHICS_EXT_FUNC_CODE && block && block[0] >= 4) {
+            decoder->transparent_index = (block[1] & 0x01) ? block[4] : -1;
+            decoder->disposal = (block[1] >> 2) & 0x07;
+            decoder->delay_cs = block[2] | (block[3] << 8);
+        }
+        if (code == APPLICATION_EXT_FUNC_CODE && block && block[0] == 11 &&
+            (memcmp(block + 1, "NETSCAPE2.0", 11) == 0 || memcmp(block + 1, "ANIMEXTS1.0", 11) == 0)) netscape = 1;
+        while (block) {
+            if (DGifGetExtensionNext(gif, &block) == GIF_ERROR) return gif_failure(decoder, gif->Error);
+            if (netscape && block && block[0] >= 3 && block[1] == 1) decoder->loop_count = block[2] | (block[3] << 8);
+        }
+    }
+    if (DGifGetImageDesc(gif) == GIF_ERROR) return gif_failure(decoder, gif->Error);
+    if (gif->Image.Width <= 0 || gif->Image.Height <= 0) return fail(decoder, TC_CORRUPT, "GIF frame is empty");
+    decoder->have_image = 1;
+    decoder->data_pending = 1;
+    decoder->block = NULL;
+    *found = 1;
+    return TC_OK;
+}
+
+static void describe_frame(const tc_gif_decoder *decoder, tc_gif_frame *frame) {
+    const GifImageDesc *image = &decoder->gif->Image;
+    frame->x = image->Left;
+    frame->y = image->Top;
+    frame->width = image->Width;
+    frame->height = image->Height;
+    frame->interlaced = image->Interlace != 0;
+    frame->transparent_index = decoder->transparent_index;
+    frame->disposal = decoder->disposal;
+    frame->delay_cs = decoder->delay_cs;
+}
+
 tc_status tc_gif_read_header(tc_gif_decoder *decoder, tc_gif_header *header) {
     memset(header, 0, sizeof *header);
     int error = 0;
@@ -77,25 +134,10 @@ tc_status tc_gif_read_header(tc_gif_decoder *decoder, tc_gif_header *header) {
         return gif_failure(decoder, error);
     }
     GifFileType *gif = decoder->gif;
-    // Walk the records to the first image descriptor, keeping the last Graphic Control Extension.
-    for (;;) {
-        GifRecordType type;
-        if (DGifGetRecordType(gif, &type) == GIF_ERROR) return gif_failure(decoder, gif->Error);
-        if (type == IMAGE_DESC_RECORD_TYPE) break;
-        if (type == TERMINATE_RECORD_TYPE) return fail(decoder, TC_CORRUPT, "GIF file has no image");
-        if (type != EXTENSION_RECORD_TYPE) return fail(decoder, TC_CORRUPT, "unexpected GIF record");
-        int code = 0;
-        GifByteType *block = NULL;
-        if (DGifGetExtension(gif, &code, &block) == GIF_ERROR) return gif_failure(decoder, gif->Error);
-        if (code == GRAPHICS_EXT_FUNC_CODE && block && block[0] >= 4) {
-            decoder->transparent_index = (block[1] & 0x01) ? block[4] : -1;
-        }
-        while (block) {
-            if (DGifGetExtensionNext(gif, &block) == GIF_ERROR) return gif_failure(decoder, gif->Error);
-        }
-    }
-    if (DGifGetImageDesc(gif) == GIF_ERROR) return gif_failure(decoder, gif->Error);
-    decoder->have_image = 1;
+    int found = 0;
+    tc_status status = walk_to_image(decoder, &found);
+    if (status != TC_OK) return status;
+    if (!found) return fail(decoder, TC_CORRUPT, "GIF file has no image");
     GifImageDesc *image = &gif->Image;
     header->screen_width = gif->SWidth;
     header->screen_height = gif->SHeight;
@@ -105,16 +147,88 @@ tc_status tc_gif_read_header(tc_gif_decoder *decoder, tc_gif_header *header) {
     header->frame_height = image->Height;
     header->interlaced = image->Interlace != 0;
     header->transparent_index = decoder->transparent_index;
-    if (image->Width <= 0 || image->Height <= 0) return fail(decoder, TC_CORRUPT, "first GIF frame is empty");
     int covers = image->Left == 0 && image->Top == 0 && image->Width >= gif->SWidth && image->Height >= gif->SHeight;
     header->has_alpha = decoder->transparent_index >= 0 || !covers;
+    return TC_OK;
+}
+
+tc_status tc_gif_first_frame(const tc_gif_decoder *decoder, tc_gif_frame *frame) {
+    memset(frame, 0, sizeof *frame);
+    if (!decoder->gif || !decoder->have_image) return TC_CORRUPT;
+    describe_frame(decoder, frame);
+    return TC_OK;
+}
+
+tc_status tc_gif_next_frame(tc_gif_decoder *decoder, tc_gif_frame *frame, int *found) {
+    memset(frame, 0, sizeof *frame);
+    *found = 0;
+    if (!decoder->gif) return fail(decoder, TC_CORRUPT, "header not read");
+    GifFileType *gif = decoder->gif;
+    if (decoder->data_pending) {
+        // The previous frame was not decoded (or its decode stopped at the end code): skip the rest of its data.
+        if (decoder->have_image) {
+            int min_code_size = 0;
+            if (DGifGetCode(gif, &min_code_size, &decoder->block) == GIF_ERROR) return gif_failure(decoder, gif->Error);
+            decoder->have_image = 0;
+        }
+        while (decoder->block) {
+            if (DGifGetCodeNext(gif, &decoder->block) == GIF_ERROR) return gif_failure(decoder, gif->Error);
+        }
+        decoder->data_pending = 0;
+    }
+    tc_status status = walk_to_image(decoder, found);
+    if (status != TC_OK) return status;
+    if (*found) describe_frame(decoder, frame);
+    return TC_OK;
+}
+
+int tc_gif_loop_count(const tc_gif_decoder *decoder) { return decoder->loop_count; }
+
+/// Skips one run of data sub-blocks at `*at`; 0 when the data ends first.
+static int skip_sub_blocks(const uint8_t *data, size_t size, size_t *at) {
+    while (*at < size) {
+        size_t length = data[*at];
+        *at += 1 + length;
+        if (length == 0) return *at <= size;
+    }
+    return 0;
+}
+
+tc_status tc_gif_count_frames(const uint8_t *data, size_t size, int limit, int *frames, int *complete) {
+    *frames = 0;
+    *complete = 0;
+    if (size < 13) return TC_TRUNCATED;
+    size_t at = 13;
+    if (data[10] & 0x80) at += 3u * (1u << ((data[10] & 0x07) + 1));
+    while (at < size) {
+        uint8_t introducer = data[at++];
+        if (introducer == 0x3B) {
+            *complete = 1;
+            return TC_OK;
+        }
+        if (introducer == 0x21) {
+            if (at >= size) return TC_OK;
+            at++;  // the label
+            if (!skip_sub_blocks(data, size, &at)) return TC_OK;
+        } else if (introducer == 0x2C) {
+            if (at + 9 > size) return TC_OK;
+            uint8_t flags = data[at + 8];
+            at += 9;
+            if (flags & 0x80) at += 3u * (1u << ((flags & 0x07) + 1));
+            at++;  // the LZW minimum code size
+            if (at > size || !skip_sub_blocks(data, size, &at)) return TC_OK;
+            if (++*frames > limit) return TC_OK;
+        } else {
+            return TC_CORRUPT;
+        }
+    }
     return TC_OK;
 }
 
 void tc_gif_palette(const tc_gif_decoder *decoder, uint8_t palette[768]) {
     memset(palette, 0, 768);
     const ColorMapObject *map = NULL;
-    if (decoder->gif && decoder->have_image) {
+    if (decoder->gif) {
         map = decoder->gif->Image.ColorMap ? decoder->gif->Image.ColorMap : decoder->gif->SColorMap;
     }
     if (!map) {
@@ -245,14 +359,57 @@ tc_status tc_gif_decode(tc_gif_decoder *decoder, uint8_t *indices, uint8_t *cove
         if (ended) break;
         if (DGifGetCodeNext(gif, &block) == GIF_ERROR) {
             status = gif_failure(decoder, gif->Error);
+            block = NULL;
             break;
         }
     }
     free(table);
+    decoder->have_image = 0;
+    decoder->block = block;
+    decoder->data_pending = block != NULL;
     if (status != TC_OK) return status;
     if (written < total) {
         return decoder->ran_out || !block ? fail(decoder, TC_TRUNCATED, "GIF image data ends before the frame is complete")
                                           : fail(decoder, TC_CORRUPT, "GIF image data ends before the frame is complete");
     }
     return TC_OK;
+}
+
+tc_status tc_gif_composite(tc_gif_decoder *decoder, const tc_gif_frame *frame, uint8_t *canvas, uint8_t *indices,
+                           uint8_t *covered) {
+    GifFileType *gif = decoder->gif;
+    const int screen_width = gif->SWidth, screen_height = gif->SHeight;
+    // Only the part of the frame on the screen is drawn (tc_gif_decode clips the rest).
+    int left = frame->x < screen_width ? frame->x : screen_width, top = frame->y < screen_height ? frame->y : screen_height;
+    int right = frame->x + frame->width < screen_width ? frame->x + frame->width : screen_width;
+    int bottom = frame->y + frame->height < screen_height ? frame->y + frame->height : screen_height;
+    for (int y = top; y < bottom; y++) memset(covered + (size_t)y * screen_width + left, 0, (size_t)(right - left));
+    tc_status status = tc_gif_decode(decoder, indices, covered);
+    if (status != TC_OK) return status;
+    uint8_t palette[768];
+    tc_gif_palette(decoder, palette);
+    for (int y = top; y < bottom; y++) {
+        for (int x = left; x < right; x++) {
+            size_t at = (size_t)y * screen_width + x;
+            if (!covered[at] || indices[at] == frame->transparent_index) continue;
+            uint8_t *pixel = canvas + at * 4;
+            const uint8_t *color = palette + indices[at] * 3;
+            pixel[0] = color[0], pixel[1] = color[1], pixel[2] = color[2], pixel[3] = 255;
+        }
+    }
+    return TC_OK;
+}
+
+void tc_gif_dispose(const tc_gif_decoder *decoder, const tc_gif_frame *frame, uint8_t *canvas, const uint8_t *saved) {
+    const int screen_width = decoder->gif->SWidth, screen_height = decoder->gif->SHeight;
+    if (frame->disposal == 3 && saved) {
+        memcpy(canvas, saved, (size_t)screen_width * screen_height * 4);
+        return;
+    }
+    if (frame->disposal != 2) return;
+    // Restore to background: transparent, as browsers do (the background colour index is ignored).
+    int left = frame->x < screen_width ? frame->x : screen_width, top = frame->y < screen_height ? frame->y : screen_height;
+    int right = frame->x + frame->width < screen_width ? frame->x + frame->width : screen_width;
+    int bottom = frame->y + frame->height < screen_height ? frame->y + frame->height : screen_height;
+    for (int y = top; y < bottom; y++) memset(canvas + ((size_t)y * screen_width + left) * 4, 0, (size_t)(right - left) * 4);
 }

@@ -17,6 +17,9 @@ public enum ImageDecodeError: Error, Equatable, Sendable, CustomStringConvertibl
     /// estimate, in bytes, from the header; nothing was decoded. Progressive and multi-scan JPEGs hold every
     /// coefficient of the image, interlaced PNGs the whole frame, whatever the thumbnail's size.
     case overMemoryBudget(needed: Int, limit: Int)
+    /// An animation over its pixel limits, from the header: with `perFrame`, one frame over
+    /// `RenderLimits.maxAnimationFrameResolution`; else width × height × the frames taken over `maxPixels`.
+    case animationTooLarge(width: Int, height: Int, frames: Int, limit: Int, perFrame: Bool)
     /// The decoder or encoder could not get memory.
     case outOfMemory
     case encodeFailed(String)
@@ -45,6 +48,14 @@ public enum ImageDecodeError: Error, Equatable, Sendable, CustomStringConvertibl
             return "decoding this image needs about \(Self.mebibytes(needed)), above the limit of \(Self.mebibytes(limit)) "
                 + "for one decode (progressive JPEGs and interlaced PNGs hold the whole image while decoding); raise "
                 + "the limit to allow it (thumbcache: --max-decode-memory; ThumbnailRequest.maxDecodeMemory)"
+        case .animationTooLarge(let width, let height, let frames, let limit, let perFrame):
+            if perFrame {
+                return "each frame of this animation is \(width)x\(height) = \(width * height) pixels, above the limit of "
+                    + "\(limit) pixels per frame (thumbcache: --max-animation-frame-resolution; max_animation_frame_resolution)"
+            }
+            return "this animation is \(width)x\(height) x \(frames) frames = \(width * height * frames) pixels, above the "
+                + "limit of \(limit) pixels; take fewer frames (--max-animation-frames, max_animation_frames), raise "
+                + "--max-pixels, or ask for the first frame only (disable_animation)"
         case .outOfMemory:
             return "out of memory while decoding the image"
         case .encodeFailed(let detail):

@@ -11,6 +11,8 @@ public struct Thumbnail: Sendable {
     /// With a negotiated format (`FormatFallback`): the encoding of the same pixels that was not answered, which a
     /// cache may keep beside the answer.
     public var declined: Encoding?
+    /// Frames in `data`: more than 1 for an animation kept animated (`PlanRenderer.renderAnimation`).
+    public var frames = 1
 
     /// Bytes in one format.
     public struct Encoding: Sendable {

@@ -25,9 +25,21 @@ struct DecodeOptions: ParsableArguments {
         valueName: "operations"))
     var maxEffectWork: Int = RenderLimits.defaultMaxEffectWork
 
+    @Option(help: ArgumentHelp(
+        "Frames of an animated GIF or WebP rendered into a GIF or WebP answer; 1: the first frame only (default: \(RenderLimits.defaultMaxAnimationFrames)).",
+        valueName: "frames"))
+    var maxAnimationFrames: Int = RenderLimits.defaultMaxAnimationFrames
+
+    @Option(help: ArgumentHelp(
+        "Pixels each animation frame may have; when set, --max-pixels no longer counts all frames (default: 0, none).",
+        valueName: "pixels"))
+    var maxAnimationFrameResolution: Int = 0
+
     func validate() throws {
         guard maxPixels >= 1 else { throw ValidationError("--max-pixels must be at least 1") }
         guard maxEffectWork >= 1 else { throw ValidationError("--max-effect-work must be at least 1") }
+        guard maxAnimationFrames >= 1 else { throw ValidationError("--max-animation-frames must be at least 1") }
+        guard maxAnimationFrameResolution >= 0 else { throw ValidationError("--max-animation-frame-resolution must be at least 0") }
     }
 
     /// The per-decode limit as an Int (ByteCount allows up to Int64.max, which is Int.max here).
@@ -37,5 +49,7 @@ struct DecodeOptions: ParsableArguments {
         configuration.maxPixels = maxPixels
         configuration.maxDecodeMemory = decodeMemory
         configuration.maxEffectWork = maxEffectWork
+        configuration.maxAnimationFrames = maxAnimationFrames
+        configuration.maxAnimationFrameResolution = maxAnimationFrameResolution
     }
 }

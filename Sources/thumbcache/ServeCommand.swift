@@ -152,6 +152,16 @@ struct ServeCommand: AsyncParsableCommand {
     var maxEffectWork: Int?
 
     @Option(help: ArgumentHelp(EnvironmentFallback.help(
+        "Frames of an animated GIF or WebP rendered, at least 1; later frames are dropped, and 1 gives the first frame only (default: \(RenderLimits.defaultMaxAnimationFrames); imgproxy's IMGPROXY_MAX_ANIMATION_FRAMES, whose default is 1).",
+        flag: "max-animation-frames"), valueName: "frames"))
+    var maxAnimationFrames: Int?
+
+    @Option(help: ArgumentHelp(EnvironmentFallback.help(
+        "Pixels each frame of an animation may have; when set, --max-pixels no longer counts all frames (default: 0, none: width x height x frames taken must be within --max-pixels; imgproxy's IMGPROXY_MAX_ANIMATION_FRAME_RESOLUTION).",
+        flag: "max-animation-frame-resolution"), valueName: "pixels"))
+    var maxAnimationFrameResolution: Int?
+
+    @Option(help: ArgumentHelp(EnvironmentFallback.help(
         "Watermark image file drawn by a URL's watermark (wm) option (imgproxy's IMGPROXY_WATERMARK_PATH); read and decoded at start-up.",
         flag: "watermark-path"), valueName: "path"))
     var watermarkPath: String?
@@ -266,6 +276,13 @@ struct ServeCommand: AsyncParsableCommand {
         pipelineConfiguration.metadata = try encode.metadataPolicy()
         if let work = try EnvironmentFallback.value(maxEffectWork, flag: "max-effect-work", in: 1...Int.max) {
             pipelineConfiguration.maxEffectWork = work
+        }
+        if let frames = try EnvironmentFallback.value(maxAnimationFrames, flag: "max-animation-frames", in: 1...Int.max) {
+            pipelineConfiguration.maxAnimationFrames = frames
+        }
+        if let pixels = try EnvironmentFallback.value(maxAnimationFrameResolution, flag: "max-animation-frame-resolution",
+                                                      in: 0...Int.max) {
+            pipelineConfiguration.maxAnimationFrameResolution = pixels
         }
         if let size = try EnvironmentFallback.given(memoryCacheSize, flag: "memory-cache-size") {
             let bytes: ByteCount

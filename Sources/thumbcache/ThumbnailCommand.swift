@@ -99,7 +99,8 @@ struct ThumbnailCommand: ParsableCommand {
                 thumbnail = try processing.map { options throws(ImageDecodeError) in
                     try Self.processed(.file(input), options: options, asked: request.format,
                                        quality: { quality ?? qualities[$0] }, request: request,
-                                       maxEffectWork: decode.maxEffectWork, metadata: metadata, watermark: watermark)
+                                       maxEffectWork: decode.maxEffectWork, metadata: metadata, watermark: watermark,
+                                       animation: (decode.maxAnimationFrames, decode.maxAnimationFrameResolution))
                 } ?? thumbnailer.makeThumbnail(from: .file(input), request)
             } catch {
                 refused = true
@@ -138,9 +139,13 @@ struct ThumbnailCommand: ParsableCommand {
     static func processed(_ input: EncodedImage, options: ProcessingOptions, asked: ImageFormat?, quality: (ImageFormat) -> Int,
                           request: ThumbnailRequest, maxEffectWork: Int,
                           metadata: MetadataPolicy = MetadataPolicy(),
-                          watermark: WatermarkImage? = nil) throws(ImageDecodeError) -> Thumbnail {
+                          watermark: WatermarkImage? = nil,
+                          animation: (frames: Int, frameResolution: Int) = (RenderLimits.defaultMaxAnimationFrames, 0))
+        throws(ImageDecodeError) -> Thumbnail {
         let info = try ImageDecoder.probe(input)
-        let limits = RenderLimits(maxPixels: request.maxPixels, maxDecodeMemory: request.maxDecodeMemory)
+        let limits = RenderLimits(maxPixels: request.maxPixels, maxDecodeMemory: request.maxDecodeMemory,
+                                  maxAnimationFrames: animation.frames, maxAnimationFrameResolution: animation.frameResolution)
+        let format = options.outputFormat(asked: asked, source: info.format)
         var plan: ProcessingPlan
         do {
             plan = try options.plan(for: info, maxResultSide: ThumbnailRequest.maxSize)
@@ -148,12 +153,13 @@ struct ThumbnailCommand: ParsableCommand {
         } catch {
             throw .invalidRequest(error.description)
         }
-        if let trim = try options.trimBounds(of: input, limits: limits) {
+        if let trim = try options.trimBounds(of: input, limits: limits,
+                                             animated: options.keepsAnimation(of: info, in: format, limits: limits)) {
             do { plan = try options.plan(for: info, maxResultSide: ThumbnailRequest.maxSize, trim: trim) } catch {
                 throw .invalidRequest(error.description)
             }
         }
-        return try options.render(input, plan: plan, sourceInfo: info, format: options.outputFormat(asked: asked, source: info.format),
+        return try options.render(input, plan: plan, sourceInfo: info, format: format,
                                   defaultQuality: quality, limits: limits, convertToSRGB: request.convertToSRGB,
                                   metadataDefaults: metadata, watermark: watermark)
     }

@@ -26,7 +26,7 @@ import Processing
                      "w:300/z:2:1", "w:300/el:1", "w:300/ex:1", "w:300/ex:1:so", "w:300/exar:1", "g:so",
                      "g:so:0:10", "g:fp:0.5:0.2", "g:entropy", "c:10:10", "c:10:10:so", "pd:1", "ar:0", "rot:90",
                      "bg:000000", "bl:1", "sh:1", "pix:2", "q:50", "fq:webp:50", "mb:100", "f:png", "sm:0", "sm:1",
-                     "kcr:1", "scp:1", "skp:png", "raw:1", "mw:10", "mh:10"]
+                     "kcr:1", "scp:1", "skp:png", "raw:1", "mw:10", "mh:10", "da:1"]
         let forms = try lists.map { try ProcessingOptions(parsing: $0).canonical }
         #expect(Set(forms).count == lists.count)
     }

@@ -20,7 +20,6 @@ import Testing
     @Test(arguments: [
         ("avif", FormatQualities.ParseError.notAPair(item: "avif")),
         ("avif=60,webp", .notAPair(item: "webp")),
-        ("gif=50", .unknownFormat(item: "gif=50")),
         ("heic=50", .unknownFormat(item: "heic=50")),
         ("avif=0", .badQuality(item: "avif=0")),
         ("webp=101", .badQuality(item: "webp=101")),

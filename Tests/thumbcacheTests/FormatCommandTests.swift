@@ -42,9 +42,32 @@ struct FormatCommandTests {
                 "\(thumbnail.width)x\(thumbnail.height) from \(original.width)x\(original.height)")
     }
 
-    @Test func gifOutputIsAUsageError() throws {
-        let run = try CLI.run(["thumbnail", Fixtures.directory.appendingPathComponent("gif/static.gif").path, "--size", "32",
-                               "--format", "gif", "-o", "/dev/null"])
-        #expect(run.status == 64 && run.stderr.contains("cannot write gif"), "\(run.stderr)")
+    /// GIF out (issue 32): `--format gif` and `-o x.gif`; an animated GIF given processing options stays animated in
+    /// GIF and WebP, and `--max-animation-frames 1` (or `da:1`) gives its first frame.
+    @Test func writesGIFAndKeepsAnAnimationAnimated() throws {
+        let directory = try CLI.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let still = directory.appendingPathComponent("still.gif")
+        let fromJPEG = try CLI.run(["thumbnail", Fixtures.directory.appendingPathComponent("testorig.jpg").path, "--size", "32",
+                                    "-o", still.path])
+        #expect(fromJPEG.status == 0, "\(fromJPEG.stderr)")
+        let info = try ImageDecoder.probe(Data(contentsOf: still))
+        #expect(info.format == .gif && info.width == 32 && info.frameCount == 1)
+        let frames = (0..<4).map { i in
+            PixelBuffer(width: 20, height: 10, channels: 3, pixels: Array(repeating: [UInt8(i * 60), 100, 200], count: 200).flatMap { $0 })
+        }
+        let input = directory.appendingPathComponent("in.gif")
+        try EncodeSettings(format: .gif).encode(RenderedAnimation(frames: frames, delays: [80, 80, 80, 80], loopCount: 0))
+            .data.write(to: input)
+        for (name, extra, expected) in [("a.gif", [String](), 4), ("a.webp", [], 4), ("first.gif", ["--max-animation-frames", "1"], 1)] {
+            let output = directory.appendingPathComponent(name)
+            let run = try CLI.run(["thumbnail", input.path, "--options", "rs:fit:10:10", "-o", output.path] + extra)
+            #expect(run.status == 0, "\(name): \(run.stderr)")
+            let made = try ImageDecoder.probe(Data(contentsOf: output))
+            #expect(made.frameCount == expected && made.width == 10 && made.height == 5, "\(name): \(made)")
+        }
+        let disabled = directory.appendingPathComponent("da.gif")
+        #expect(try CLI.run(["thumbnail", input.path, "--options", "rs:fit:10:10/da:1", "-o", disabled.path]).status == 0)
+        #expect(try ImageDecoder.probe(Data(contentsOf: disabled)).frameCount == 1)
     }
 }

@@ -41,6 +41,29 @@ tc_status tc_webp_decode(tc_webp_decoder *decoder, int width, int height, int ch
 tc_status tc_webp_encode(const uint8_t *pixels, int width, int height, size_t stride, int channels,
                          int quality, const tc_metadata *metadata, tc_encoded *out);
 
+/// Animated WebP through libwebpdemux's WebPAnimDecoder, which composites each frame on the canvas (blending and
+/// disposal as the format says); `data` must outlive it.
+typedef struct tc_webp_animation tc_webp_animation;
+/// Reads the container; allocates the decoder's two canvases (4 bytes a pixel each), so the caller checks its budget
+/// first. NULL when the data does not parse (then `message` says why).
+tc_webp_animation *tc_webp_animation_create(const uint8_t *data, size_t size, char message[TC_MESSAGE_CAPACITY]);
+void tc_webp_animation_destroy(tc_webp_animation *animation);
+void tc_webp_animation_info(const tc_webp_animation *animation, int *width, int *height, int *frames, int *loop_count);
+/// The next composited canvas (RGBA, width x height, owned by the decoder until the next call) and its end time in
+/// ms; `*found` 0 after the last frame.
+tc_status tc_webp_animation_next(tc_webp_animation *animation, const uint8_t **canvas, int *timestamp_ms, int *found,
+                                 char message[TC_MESSAGE_CAPACITY]);
+
+/// Animated WebP through libwebpmux's WebPAnimEncoder: lossy at `quality` (method 4), frames added in order.
+typedef struct tc_webp_animation_encoder tc_webp_animation_encoder;
+tc_webp_animation_encoder *tc_webp_animation_encoder_create(int width, int height, int loop_count, int quality);
+void tc_webp_animation_encoder_destroy(tc_webp_animation_encoder *encoder);
+/// Adds RGBA or RGB rows shown from `timestamp_ms` on.
+tc_status tc_webp_animation_encoder_add(tc_webp_animation_encoder *encoder, const uint8_t *pixels, size_t stride,
+                                        int channels, int timestamp_ms, tc_encoded *error);
+/// Ends the last frame at `end_ms` and assembles the file.
+tc_status tc_webp_animation_encoder_finish(tc_webp_animation_encoder *encoder, int end_ms, tc_encoded *out);
+
 // MARK: GIF
 
 typedef struct tc_gif_decoder tc_gif_decoder;
@@ -63,9 +86,57 @@ tc_status tc_gif_read_header(tc_gif_decoder *decoder, tc_gif_header *header);
 /// caller sizes after checking its pixel budget), clipped to the screen. Invalid codes and data that
 /// ends before the frame is complete are refused. `covered` (same size) gets 1 where the frame drew.
 tc_status tc_gif_decode(tc_gif_decoder *decoder, uint8_t *indices, uint8_t *covered);
-/// The first frame's palette (local, else global, else a grey ramp) as 256 RGB triplets; entries past
+/// The current frame's palette (local, else global, else a grey ramp) as 256 RGB triplets; entries past
 /// the table's size are black.
 void tc_gif_palette(const tc_gif_decoder *decoder, uint8_t palette[768]);
+
+/// One frame of an animation: where it sits on the screen (it may reach outside; the decode clips it), and its
+/// Graphic Control Extension (disposal 0-7 as stored, delay in hundredths of a second).
+typedef struct {
+    int x, y, width, height;
+    int interlaced;
+    int transparent_index;              // -1: none
+    int disposal;
+    int delay_cs;
+} tc_gif_frame;
+
+/// The first frame, once `tc_gif_read_header` has read up to it.
+tc_status tc_gif_first_frame(const tc_gif_decoder *decoder, tc_gif_frame *frame);
+/// Skips what is left of the current frame's data and reads up to the next image descriptor: `*found` 0 at the
+/// trailer or where the data ends between frames. Then `tc_gif_decode` and `tc_gif_palette` are that frame's.
+tc_status tc_gif_next_frame(tc_gif_decoder *decoder, tc_gif_frame *frame, int *found);
+/// Decodes the current frame (described by `frame`) and draws it on `canvas` (RGBA, the screen's size): its
+/// transparent index leaves the canvas as it was. `indices` and `covered` are screen-sized scratch buffers.
+tc_status tc_gif_composite(tc_gif_decoder *decoder, const tc_gif_frame *frame, uint8_t *canvas, uint8_t *indices,
+                           uint8_t *covered);
+/// Applies `frame`'s disposal after it was shown: 2 clears its rectangle to transparent, 3 copies `saved` (the
+/// canvas as it was before the frame was drawn) back; 0, 1 and 4-7 leave the canvas.
+void tc_gif_dispose(const tc_gif_decoder *decoder, const tc_gif_frame *frame, uint8_t *canvas, const uint8_t *saved);
+/// The NETSCAPE2.0 loop count read so far (0: forever), -1 when the file has none (play once).
+int tc_gif_loop_count(const tc_gif_decoder *decoder);
+/// Counts the image descriptors by walking the block structure alone (no LZW, no allocation), stopping once the
+/// count passes `limit`; `*complete` is 1 when the trailer was reached.
+tc_status tc_gif_count_frames(const uint8_t *data, size_t size, int limit, int *frames, int *complete);
+
+/// A GIF writer: frames of palette indices, each with its own palette (a local colour table) and delay.
+typedef struct tc_gif_encoder tc_gif_encoder;
+/// `loop_count` -1 writes no NETSCAPE2.0 extension (a still, or play once), 0 loops forever.
+tc_gif_encoder *tc_gif_encoder_create(int width, int height, int loop_count);
+void tc_gif_encoder_destroy(tc_gif_encoder *encoder);
+/// One frame: `width` x `height` indices into `palette` (`colors` RGB triplets, 2-256) placed at (`x`, `y`) on the
+/// canvas; `transparent_index` -1 for none; disposal 1 (keep) or 2 (clear its rectangle to transparent).
+tc_status tc_gif_encoder_add(tc_gif_encoder *encoder, int x, int y, int width, int height, const uint8_t *indices,
+                             const uint8_t *palette, int colors, int transparent_index, int delay_cs, int disposal,
+                             tc_encoded *error);
+/// The file; the encoder is spent.
+tc_status tc_gif_encoder_finish(tc_gif_encoder *encoder, tc_encoded *out);
+
+/// Quantises RGBA rows to at most `max_colors` (2-256) palette entries by median cut on a 5-bit-per-channel
+/// histogram refined by two k-means passes, then maps each pixel with Floyd-Steinberg error diffusion of `dither` percent of the error (0: none). Pixels with alpha below
+/// 128 become `*transparent_index` (the last entry, reserved only when such pixels exist; else -1).
+/// `indices` gets width x height bytes, `palette` 768 bytes; returns the number of entries used.
+int tc_quantize_rgba(const uint8_t *pixels, int width, int height, size_t stride, int channels, int max_colors,
+                     int dither, uint8_t *indices, uint8_t *palette, int *transparent_index);
 
 // MARK: AVIF
 
@@ -99,6 +170,9 @@ const uint8_t *tc_avif_xmp(const tc_avif_decoder *decoder, size_t *length);
 /// no ICC profile, nclx colour (wide gamut primaries, PQ/HLG transfer with a simple tone map) is
 /// converted to sRGB; with an ICC profile the caller converts.
 tc_status tc_avif_decode(tc_avif_decoder *decoder, int channels, int to_srgb, uint8_t *out, size_t stride);
+/// Each further call of `tc_avif_decode` decodes the sequence's next frame; this is the duration of the one decoded
+/// last, in seconds.
+double tc_avif_frame_duration(const tc_avif_decoder *decoder);
 
 /// AVIF through libaom at `speed`, `quality` 0-100 mapped as libavif 1.x maps it (cq-level), 4:2:0 (or 4:0:0
 /// with `monochrome`, for neutral RGB(A) rows: only luma is coded), sRGB (nclx 1/13/6), alpha kept for channels 4.

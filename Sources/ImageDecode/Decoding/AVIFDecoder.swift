@@ -44,6 +44,14 @@ final class AVIFDecoder: RowDecoder {
 
     deinit { tc_avif_decoder_destroy(handle) }
 
+    /// The sequence's next frame (the first on the first call) as RGBA into `out` (`stride` bytes a row), nclx colour
+    /// converted to sRGB; returns how long it shows, in ms. An ICC profile is left to the caller (`colorProfile`).
+    func decodeNextFrame(into out: UnsafeMutablePointer<UInt8>, stride: Int) throws(ImageDecodeError) -> Int {
+        let status = tc_avif_decode(handle, 4, 1, out, stride)
+        guard status == TC_OK else { throw ImageDecoder.error(status, message: tc_avif_message(handle)) }
+        return Int((tc_avif_frame_duration(handle) * 1000).rounded())
+    }
+
     /// HEIF applies irot (anticlockwise quarter turns) and then imir (mode 0: top-bottom, 1: left-right);
     /// expressed as the EXIF orientation that makes the stored pixels upright.
     static func orientation(rotation: Int, mirror: Int) -> Orientation {

@@ -2,7 +2,7 @@ import CWebpGifAvifGlue
 import CJpegPngGlue
 
 /// Decodes the first frame of a GIF, drawn on its logical screen: transparency and any part of the screen
-/// the frame leaves empty become alpha. Later frames are never read. GIF has no reduced-size decode.
+/// the frame leaves empty become alpha. Later frames are counted, not read here (`GIFFrames` reads an animation). GIF has no reduced-size decode.
 final class GIFDecoder: RowDecoder {
     let info: ImageInfo
     /// GIF carries no usable colour profile (an ICC application extension is rare and ignored): sRGB.
@@ -16,8 +16,11 @@ final class GIFDecoder: RowDecoder {
         (handle, header) = try DecoderGlue.open(bytes, empty: tc_gif_header(), create: tc_gif_decoder_create,
                                                 read: tc_gif_read_header, message: tc_gif_message,
                                                 destroy: tc_gif_decoder_destroy)
+        // Frames are counted from the block structure alone (no LZW), so the animation limits are checked first.
+        var frames: Int32 = 0, complete: Int32 = 0
+        _ = tc_gif_count_frames(bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count, Int32.max, &frames, &complete)
         info = ImageInfo(format: .gif, width: Int(header.screen_width), height: Int(header.screen_height),
-                         hasAlpha: header.has_alpha != 0, isProgressive: header.interlaced != 0)
+                         hasAlpha: header.has_alpha != 0, isProgressive: header.interlaced != 0, frameCount: max(1, Int(frames)))
     }
 
     deinit { tc_gif_decoder_destroy(handle) }

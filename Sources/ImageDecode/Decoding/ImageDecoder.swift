@@ -112,7 +112,7 @@ public enum ImageDecoder {
     }
 
     /// The rest of an open file, in 64 KiB reads.
-    private static func readAll(_ file: UnsafeMutablePointer<FILE>, path: String) throws(ImageDecodeError) -> Data {
+    static func readAll(_ file: UnsafeMutablePointer<FILE>, path: String) throws(ImageDecodeError) -> Data {
         var contents = Data()
         var chunk = [UInt8](repeating: 0, count: 65536)
         while true {
@@ -124,7 +124,7 @@ public enum ImageDecoder {
         return contents
     }
 
-    private static func run<Result>(
+    static func run<Result>(
         _ decoder: any RowDecoder, maxPixels: Int, _ body: (any RowDecoder) throws(ImageDecodeError) -> Result
     ) throws(ImageDecodeError) -> Result {
         let info = decoder.info

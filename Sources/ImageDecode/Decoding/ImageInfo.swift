@@ -10,8 +10,8 @@ public struct ImageInfo: Sendable, Equatable {
     /// The description of the embedded ICC profile (e.g. "Adobe RGB (1998)"), nil when there is none
     /// (or LittleCMS cannot read it, in which case it is ignored).
     public var colorProfile: String?
-    /// Frames in an animation or image sequence, where the header says (WebP, AVIF); nil when it does
-    /// not (JPEG, PNG, and GIF, whose frames can only be counted by reading them all). Only the first is decoded.
+    /// Frames in an animation or image sequence (WebP, AVIF from the header; GIF counted from its block structure,
+    /// without decoding); nil for formats that have none (JPEG, PNG).
     public var frameCount: Int?
     /// One grey channel as stored (grey JPEG, grey or grey+alpha PNG at any bit depth, 4:0:0 AVIF): the rows are
     /// still delivered as RGB(A), and the encoders write one channel again where the format can (`ImageEncoder`).
@@ -33,6 +33,9 @@ public struct ImageInfo: Sendable, Equatable {
         self.isGrey = isGrey
         self.metadata = metadata
     }
+
+    /// More than one frame in a format whose frames `PlanRenderer.renderAnimation` reads.
+    public var isAnimated: Bool { (frameCount ?? 1) > 1 && AnimationDecoder.reads(format) }
 
     /// Dimensions as displayed, after EXIF orientation.
     public var orientedWidth: Int { orientation.swapsAxes ? height : width }

@@ -25,14 +25,29 @@ public struct EncodeSettings: Sendable, Hashable {
     /// `ImageEncoder.encode` as they are (`answer` works them out from the source).
     public func encode(_ image: PixelBuffer, grey: Bool = false,
                        metadata: ImageMetadata = ImageMetadata()) throws(ImageDecodeError) -> (data: Data, quality: Int) {
+        try fitting { (quality) throws(ImageDecodeError) in
+            try ImageEncoder.encode(image, as: format, quality: quality, grey: grey, metadata: metadata)
+        }
+    }
+
+    /// Encodes `animation` (GIF or WebP: `ImageFormat.savesAnimation`), stepping the quality down as `encode` does.
+    /// Animations carry no metadata (imgproxy strips it from them too).
+    public func encode(_ animation: RenderedAnimation) throws(ImageDecodeError) -> (data: Data, quality: Int) {
+        try fitting { (quality) throws(ImageDecodeError) in
+            try AnimationEncoder.encode(animation, as: format, quality: quality)
+        }
+    }
+
+    /// The `max_bytes` loop around one encode at a given quality (PNG and GIF are lossless: encoded once).
+    private func fitting(_ encode: (Int) throws(ImageDecodeError) -> Data) throws(ImageDecodeError) -> (data: Data, quality: Int) {
         guard format.isEncodable else { throw .invalidRequest(ImageEncoder.unwritable(format)) }
         guard (1...100).contains(quality) else {
             throw .invalidRequest("quality must be between 1 and 100, got \(quality)")
         }
         var quality = self.quality
         while true {
-            let data = try ImageEncoder.encode(image, as: format, quality: quality, grey: grey, metadata: metadata)
-            guard maxBytes > 0, format != .png, data.count > maxBytes, quality > Self.maxBytesQualityFloor else {
+            let data = try encode(quality)
+            guard maxBytes > 0, format != .png, format != .gif, data.count > maxBytes, quality > Self.maxBytesQualityFloor else {
                 return (data, quality)
             }
             let over = Double(data.count) / Double(maxBytes)
@@ -65,6 +80,26 @@ extension EncodeSettings {
         var thumbnail = Thumbnail(data: answer.data, format: answer.format, width: image.width, height: image.height,
                                   sourceInfo: sourceInfo)
         thumbnail.declined = answer.declined
+        return thumbnail
+    }
+}
+
+extension EncodeSettings {
+    /// A rendered animation as its answer, as `answer(_:sourceInfo:...)` does for a still: with `fallback` (when it
+    /// saves animation too) encoded beside it and the smaller kept (`FormatFallback`).
+    public func answer(_ animation: RenderedAnimation, sourceInfo: ImageInfo, fallback: EncodeSettings? = nil,
+                       cancellation: RenderCancellation? = nil) throws(ImageDecodeError) -> Thumbnail {
+        try cancellation.check()
+        let encoded = try encode(animation).data
+        var thumbnail = Thumbnail(data: encoded, format: format, width: animation.width, height: animation.height,
+                                  sourceInfo: sourceInfo)
+        thumbnail.frames = animation.frames.count
+        guard let fallback, fallback.format.savesAnimation else { return thumbnail }
+        let answer = try FormatFallback.answer(encoded, as: format, fallback: fallback.format) { () throws(ImageDecodeError) in
+            try cancellation.check()
+            return try fallback.encode(animation).data
+        }
+        (thumbnail.data, thumbnail.format, thumbnail.declined) = (answer.data, answer.format, answer.declined)
         return thumbnail
     }
 }

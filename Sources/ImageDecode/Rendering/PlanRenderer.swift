@@ -15,8 +15,16 @@ public struct PlanRenderer: Sendable {
     public func render(from input: EncodedImage, plan: ProcessingPlan, effects: RenderEffects = RenderEffects(),
                        autoRotate: Bool = true, limits: RenderLimits = RenderLimits(), convertToSRGB: Bool = true,
                        cancellation: RenderCancellation? = nil) throws(ImageDecodeError) -> PixelBuffer {
-        let reader = RegionReader(input: input, transform: Orientation(plan.geometry), bounds: plan.trim, autoRotate: autoRotate,
-                                  limits: limits, convertToSRGB: convertToSRGB, cancellation: cancellation)
+        let reader = RegionReader(input: .encoded(input), transform: Orientation(plan.geometry), bounds: plan.trim,
+                                  autoRotate: autoRotate, limits: limits, convertToSRGB: convertToSRGB, cancellation: cancellation)
+        return try render(reader, plan: plan, effects: effects).image
+    }
+
+    /// The one render, of whatever `reader` reads (an image, or one frame of an animation). Returns the plan with
+    /// any smart or entropy gravity resolved to the point it chose, so an animation's later frames reuse it.
+    func render(_ reader: RegionReader, plan: ProcessingPlan,
+                effects: RenderEffects) throws(ImageDecodeError) -> (image: PixelBuffer, plan: ProcessingPlan) {
+        let cancellation = reader.cancellation
         var plan = plan
         if let detection = plan.detection, detection.stage == .sourceCrop {
             plan = try resolveOnSource(detection, plan: plan, reader: reader, effects: effects)
@@ -45,7 +53,7 @@ public struct PlanRenderer: Sendable {
             try cancellation.check()
             WatermarkComposite.apply(watermark, to: &image, dprScale: plan.dprScale)
         }
-        return image
+        return (image, plan)
     }
 
     /// The memory `render` will use for this plan, estimated from the header alone (only the first blocks of a
@@ -53,8 +61,8 @@ public struct PlanRenderer: Sendable {
     /// `overMemoryBudget` (or `tooLarge`) when `render` would refuse the input for it.
     public func workingMemory(for input: EncodedImage, plan: ProcessingPlan, effects: RenderEffects = RenderEffects(),
                               autoRotate: Bool = true, limits: RenderLimits = RenderLimits()) throws(ImageDecodeError) -> Int {
-        let reader = RegionReader(input: input, transform: Orientation(plan.geometry), bounds: plan.trim, autoRotate: autoRotate,
-                                  limits: limits, convertToSRGB: true)
+        let reader = RegionReader(input: .encoded(input), transform: Orientation(plan.geometry), bounds: plan.trim,
+                                  autoRotate: autoRotate, limits: limits, convertToSRGB: true)
         return try reader.checkedWorkingMemory(Self.reading(plan), plan: plan,
                                                extra: { Self.outputMemory(plan, effects, source: $0) })
     }

@@ -9,7 +9,14 @@ struct RegionReader {
         var height: Int
     }
 
-    let input: EncodedImage
+    /// What is read: an encoded image, or one composited frame of an animation (`PlanRenderer.renderAnimation`).
+    enum Input {
+        case encoded(EncodedImage)
+        /// Checked against the animation's limits already (`AnimationDecoder.checkPixels`), not `maxPixels` again.
+        case frame(FrameRowDecoder)
+    }
+
+    let input: Input
     /// What follows the EXIF orientation: `rotate`, then `flip` (`Orientation(_: GeometryOptions)`).
     let transform: Orientation
     /// The part of the stored image the plan is made against (`trim`), in stored pixels; nil: all of it.
@@ -26,8 +33,7 @@ struct RegionReader {
     /// of the input, not two.
     func read(_ reading: Reading, plan: ProcessingPlan,
               extra: (_ source: ImageInfo) -> Int) throws(ImageDecodeError) -> PixelBuffer {
-        try ImageDecoder.withDecoder(for: input, maxPixels: limits.maxPixels, maxMemory: limits.maxDecodeMemory) {
-            decoder throws(ImageDecodeError) in
+        try withDecoder(maxMemory: limits.maxDecodeMemory) { decoder throws(ImageDecodeError) in
             let geometry = StoredGeometry(info: decoder.info, reader: self, reading: reading,
                                           planSourceWidth: plan.sourceWidth, planSourceHeight: plan.sourceHeight)
             _ = try checkedWorkingMemory(decoder, geometry: geometry, extra: extra)
@@ -126,10 +132,21 @@ struct RegionReader {
     /// source's channel count); over `limits.maxDecodeMemory` it throws.
     func checkedWorkingMemory(_ reading: Reading, plan: ProcessingPlan,
                               extra: (_ source: ImageInfo) -> Int) throws(ImageDecodeError) -> Int {
-        try ImageDecoder.withDecoder(for: input, maxPixels: limits.maxPixels) { decoder throws(ImageDecodeError) in
+        try withDecoder(maxMemory: .max) { decoder throws(ImageDecodeError) in
             let geometry = StoredGeometry(info: decoder.info, reader: self, reading: reading,
                                           planSourceWidth: plan.sourceWidth, planSourceHeight: plan.sourceHeight)
             return try checkedWorkingMemory(decoder, geometry: geometry, extra: extra)
+        }
+    }
+
+    /// The input's decoder, its header checked against the pixel limit.
+    private func withDecoder<Result>(maxMemory: Int, _ body: (any RowDecoder) throws(ImageDecodeError) -> Result)
+        throws(ImageDecodeError) -> Result {
+        switch input {
+        case .encoded(let image):
+            try ImageDecoder.withDecoder(for: image, maxPixels: limits.maxPixels, maxMemory: maxMemory, body)
+        case .frame(let frame):
+            try ImageDecoder.run(frame, maxPixels: .max, body)
         }
     }
 

@@ -13,9 +13,22 @@ public struct RenderLimits: Sendable, Hashable {
     /// before its render starts, naming the option that costs most.
     public var maxEffectWork: Int
 
+    /// Frames of an animation rendered (imgproxy's `IMGPROXY_MAX_ANIMATION_FRAMES`, whose default 1 turns animation
+    /// off): later frames are dropped, as imgproxy loads only this many. 256 keeps a typical reaction GIF (2–10 s
+    /// at 10–25 fps) whole, while the pixel limit still counts every frame taken (docs/processing.md, "Animation").
+    public static let defaultMaxAnimationFrames = 256
+
+    /// At most this many frames of an animated source are rendered; 1: animations become their first frame.
+    public var maxAnimationFrames: Int
+    /// > 0: each frame of an animation may have this many pixels, and the pixel limit no longer counts all frames
+    /// (imgproxy's `IMGPROXY_MAX_ANIMATION_FRAME_RESOLUTION`); 0: `maxPixels` counts width × height × frames.
+    public var maxAnimationFrameResolution: Int
+
     public init(maxPixels: Int = ImageDecoder.defaultMaxPixels,
                 maxDecodeMemory: Int = ThumbnailRequest.defaultMaxDecodeMemory,
-                maxEffectWork: Int = defaultMaxEffectWork) {
+                maxEffectWork: Int = defaultMaxEffectWork,
+                maxAnimationFrames: Int = defaultMaxAnimationFrames, maxAnimationFrameResolution: Int = 0) {
         (self.maxPixels, self.maxDecodeMemory, self.maxEffectWork) = (maxPixels, maxDecodeMemory, maxEffectWork)
+        (self.maxAnimationFrames, self.maxAnimationFrameResolution) = (maxAnimationFrames, maxAnimationFrameResolution)
     }
 }

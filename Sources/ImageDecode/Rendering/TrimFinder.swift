@@ -8,13 +8,12 @@
 /// pixel from the left and to the known right edge from the right, so a photo with a border costs little past its decode.
 public enum TrimFinder {
     /// The rectangle of the stored image (before EXIF orientation) that is kept; nil when nothing is trimmed: every
-    /// pixel is border (imgproxy keeps the image then), no pixel is, or the source is animated (imgproxy does not trim
-    /// animations; a GIF, whose frames are not counted from the header, is trimmed by its first frame).
+    /// pixel is border (imgproxy keeps the image then) or no pixel is. An animation is trimmed by its first frame, the
+    /// still it gives; one kept animated is never trimmed (`ProcessingOptions.trimBounds(animated:)`, as imgproxy).
     public static func bounds(of input: EncodedImage, options: TrimOptions, limits: RenderLimits = RenderLimits(),
                               cancellation: RenderCancellation? = nil) throws(ImageDecodeError) -> ProcessingPlan.Rect? {
         try ImageDecoder.withDecoder(for: input, maxPixels: limits.maxPixels, maxMemory: limits.maxDecodeMemory) {
             decoder throws(ImageDecodeError) in
-            if let frames = decoder.info.frameCount, frames > 1 { return nil }
             let needed = workingMemory(decoder)
             guard needed <= limits.maxDecodeMemory else {
                 throw .overMemoryBudget(needed: needed, limit: limits.maxDecodeMemory)

@@ -6,7 +6,7 @@ public enum OptionName: String, Sendable, CaseIterable {
     case quality, formatQuality, maxBytes, format, stripMetadata, keepCopyright, stripColorProfile
     case skipProcessing, raw, cacheBuster, expires, filename, returnAttachment, preset
     case maxResultDimension, maxSourceResolution, maxSourceFileSize
-    case flip, trim, watermark
+    case flip, trim, watermark, disableAnimation
 
     /// imgproxy's spellings: the long name first, the short one (used by the canonical form) last.
     public var spellings: [String] {
@@ -52,6 +52,7 @@ public enum OptionName: String, Sendable, CaseIterable {
         case .flip: ["flip", "fl"]
         case .trim: ["trim", "t"]
         case .watermark: ["watermark", "wm"]
+        case .disableAnimation: ["disable_animation", "da"]
         }
     }
 
@@ -85,7 +86,7 @@ public enum OptionName: String, Sendable, CaseIterable {
         "watermark_size", "wms", "watermark_rotate", "wm_rot", "wmr", "watermark_shadow", "wmsh", "style", "st",
         "dpi", "preserve_hdr", "ph", "color_profile", "cp", "icc", "enforce_thumbnail", "eth", "autoquality", "aq",
         "jpeg_options", "jpgo", "png_options", "pngo", "webp_options", "webpo", "avif_options", "avifo",
-        "page", "pg", "pages", "pgs", "disable_animation", "da", "video_thumbnail_second", "vts",
+        "page", "pg", "pages", "pgs", "video_thumbnail_second", "vts",
         "video_thumbnail_keyframes", "vtk", "video_thumbnail_tile", "vtt", "video_thumbnail_animation", "vta",
         "fallback_image_url", "fiu", "bypass_cache", "bc", "cache_tags", "ct", "hashsum", "hs",
         "max_animation_frames", "maf", "max_animation_frame_resolution", "mafr",

@@ -61,6 +61,7 @@ extension ProcessingOptions {
         if let stripColorProfile { add(.stripColorProfile, stripColorProfile ? "1" : "0") }
         if !skipProcessing.isEmpty { add(.skipProcessing, skipProcessing.map(\.rawValue).sorted()) }
         if raw { add(.raw, "1") }
+        if disableAnimation { add(.disableAnimation, "1") }
         // The limits change what is answered (a refusal, a smaller image), so a variant made under one is not another's.
         if let limit = g.maxResultDimension, limit > 0 { add(.maxResultDimension, String(limit)) }
         if let maxSourceResolution { add(.maxSourceResolution, Self.megapixels(maxSourceResolution)) }

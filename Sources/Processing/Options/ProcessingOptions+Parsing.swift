@@ -88,6 +88,7 @@ extension ProcessingOptions {
                 if let format = try args.format(index, readable: true) { skipProcessing.insert(format) }
             }
         case .raw: raw = try args.single().flag(0) ?? raw
+        case .disableAnimation: disableAnimation = try args.single().flag(0) ?? disableAnimation
         case .cacheBuster:
             try args.atMost(1)
             cacheBuster = args.isGiven(0) ? args.values[0] : nil

@@ -39,6 +39,8 @@ public struct ProcessingOptions: Sendable, Hashable {
     public var skipProcessing: Set<ImageFormat> = []
     /// Stream the source unprocessed.
     public var raw = false
+    /// imgproxy's `disable_animation`: an animated source gives its first frame in every format.
+    public var disableAnimation = false
     /// `max_src_resolution` in pixels (the URL gives megapixels): a larger source is refused. nil: the server's limit
     /// alone; a URL's value never raises it (`SourceLimits`).
     public var maxSourceResolution: Int?

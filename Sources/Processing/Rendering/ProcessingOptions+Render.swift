@@ -18,9 +18,10 @@ extension ProcessingOptions {
     /// What `trim` keeps of the source, found by reading `input` (the original) once more (`TrimFinder`), for
     /// `plan(for:maxResultSide:trim:)`; nil when there is no `trim` or nothing to cut. Runs where the render runs
     /// (it costs a decode), after the header's plan has been checked.
-    public func trimBounds(of input: EncodedImage, limits: RenderLimits = RenderLimits(),
+    /// An animation kept animated (`keepsAnimation`) is never trimmed, as imgproxy turns `trim` off for them.
+    public func trimBounds(of input: EncodedImage, limits: RenderLimits = RenderLimits(), animated: Bool = false,
                            cancellation: RenderCancellation? = nil) throws(ImageDecodeError) -> ProcessingPlan.Rect? {
-        guard let trim else { return nil }
+        guard let trim, !animated else { return nil }
         return try TrimFinder.bounds(of: input, options: trim, limits: limits, cancellation: cancellation)
     }
 
@@ -45,6 +46,27 @@ extension ProcessingOptions {
                        maxBytes: maxBytes, metadata: metadataPolicy(defaults: metadata))
     }
 
+    /// imgproxy's rule for keeping an animation animated: the source has more than one frame (GIF, WebP), the
+    /// server takes more than one (`RenderLimits.maxAnimationFrames`), the answer's format saves animation (GIF,
+    /// WebP) and the URL does not say `da`. Otherwise the first frame is rendered, as a still.
+    public func keepsAnimation(of source: ImageInfo, in format: ImageFormat, limits: RenderLimits) -> Bool {
+        !disableAnimation && limits.maxAnimationFrames > 1 && source.isAnimated && format.savesAnimation
+    }
+
+    /// The memory the render of `plan` will reserve, from `input`'s header: an animation's (all its frames) when
+    /// `keepsAnimation`, else a still's, and with `trim` the larger of that and the trim scan's (`TrimFinder`).
+    public func workingMemory(of input: EncodedImage, plan: ProcessingPlan, sourceInfo: ImageInfo, format: ImageFormat,
+                              limits: RenderLimits, watermark: WatermarkImage? = nil) throws(ImageDecodeError) -> Int {
+        if keepsAnimation(of: sourceInfo, in: format, limits: limits) {
+            return try PlanRenderer().workingMemory(forAnimation: input, plan: plan, effects: renderEffects(watermark: watermark),
+                                                    autoRotate: autoRotate, limits: limits)
+        }
+        let render = try PlanRenderer().workingMemory(for: input, plan: plan, effects: renderEffects(watermark: watermark),
+                                                      autoRotate: autoRotate, limits: limits)
+        guard trim != nil else { return render }
+        return max(render, try TrimFinder.workingMemory(for: input, limits: limits))
+    }
+
     /// Renders `plan` (from `plan(for:maxResultSide:)`, which refuses results that are too large) from `input`,
     /// the original or a smaller stored copy of it (see `PlanRenderer.render`), and encodes it as `format`.
     /// `sourceInfo` is the original's header, carried into the answer. `fallback`: `format` was negotiated, and
@@ -57,6 +79,14 @@ extension ProcessingOptions {
                        convertToSRGB: Bool = true, metadataDefaults: MetadataPolicy = MetadataPolicy(),
                        watermark: WatermarkImage? = nil,
                        cancellation: RenderCancellation? = nil) throws(ImageDecodeError) -> Thumbnail {
+        if keepsAnimation(of: sourceInfo, in: format, limits: limits) {
+            let animation = try PlanRenderer().renderAnimation(from: input, plan: plan, effects: renderEffects(watermark: watermark),
+                                                               autoRotate: autoRotate, limits: limits, cancellation: cancellation)
+            return try encodeSettings(for: format, default: defaultQuality, metadata: metadataDefaults)
+                .answer(animation, sourceInfo: sourceInfo,
+                        fallback: fallback.map { encodeSettings(for: $0, default: defaultQuality, metadata: metadataDefaults) },
+                        cancellation: cancellation)
+        }
         let keepsProfile = metadataPolicy(defaults: metadataDefaults).keepsProfile(of: sourceInfo)
         let image = try PlanRenderer().render(from: input, plan: plan, effects: renderEffects(watermark: watermark), autoRotate: autoRotate,
                                               limits: limits, convertToSRGB: convertToSRGB && !keepsProfile,

@@ -71,14 +71,28 @@ package struct CacheMetadata: Codable, Sendable, Equatable {
         /// True when it is greyscale (`ImageInfo.isGrey`): its WebP thumbnails (RGB, no longer exactly neutral) do not
         /// stand in for it (`StandIn`), so renders stay grey. Absent (nil) for colour, and in entries made before.
         package var grey: Bool?
+        /// Frames, for GIF and WebP originals (`ImageInfo.frameCount`); nil for other formats and in entries made
+        /// before animations were read (`mayKeepAnimation` then assumes a GIF or WebP may be animated).
+        package var frames: Int?
 
         /// The short grammar's format when none is asked: PNG keeps alpha, else JPEG.
         var thumbnailFormat: ImageFormat { alpha ? .png : .jpeg }
 
-        package init(format: String, width: Int, height: Int, bytes: Int, alpha: Bool = false, digest: String, grey: Bool = false) {
+        package init(format: String, width: Int, height: Int, bytes: Int, alpha: Bool = false, digest: String, grey: Bool = false,
+                     frames: Int? = nil) {
             (self.format, self.width, self.height, self.bytes, self.alpha) = (format, width, height, bytes, alpha)
             self.digest = digest
             self.grey = grey ? true : nil
+            self.frames = frames
+        }
+
+        /// Whether a render of it in `format` with `options` may keep an animation (`ProcessingOptions.keepsAnimation`
+        /// on what is known without reading it): then it is rendered from itself, never from a stored thumbnail.
+        package func mayKeepAnimation(_ options: ProcessingOptions, in format: ImageFormat, limits: RenderLimits) -> Bool {
+            guard let source = ImageFormat(rawValue: self.format) else { return false }
+            var info = ImageInfo(format: source, width: width, height: height)
+            info.frameCount = frames ?? 2  // unknown: perhaps animated
+            return options.keepsAnimation(of: info, in: format, limits: limits)
         }
     }
 

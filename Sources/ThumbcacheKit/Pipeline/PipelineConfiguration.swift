@@ -41,6 +41,10 @@ public struct PipelineConfiguration: Sendable {
     /// The arithmetic one processed image's filters and detectors may cost (`RenderWork`, in operations): over it
     /// the options are refused from the source's header (`ProcessingError.tooCostly`, a 400 naming the option).
     public var maxEffectWork = RenderLimits.defaultMaxEffectWork
+    /// Frames of an animation rendered (`RenderLimits.maxAnimationFrames`; `--max-animation-frames`); 1: first frame only.
+    public var maxAnimationFrames = RenderLimits.defaultMaxAnimationFrames
+    /// Pixels per animation frame (`RenderLimits.maxAnimationFrameResolution`); 0: the pixel limit counts all frames.
+    public var maxAnimationFrameResolution = 0
     /// The server's watermark image, decoded once (`WatermarkSource.load`), drawn where a URL's `watermark` option
     /// asks; nil: `watermark` draws nothing (imgproxy without a configured watermark).
     public var watermark: WatermarkImage? {

@@ -101,7 +101,7 @@ public enum PipelineError: Error, Sendable, CustomStringConvertible {
         case .notAnImage, .encodedBody, .fileNotFound, .fileUnreadable: 5
         case .image(_, let error):
             switch error {
-            case .tooLarge, .overMemoryBudget: 6
+            case .tooLarge, .animationTooLarge, .overMemoryBudget: 6
             case .cancelled: 75  // a render stopped because nobody waited: as `.cancelled`
             default: 5
             }

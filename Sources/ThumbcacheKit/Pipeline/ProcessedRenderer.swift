@@ -51,17 +51,14 @@ struct ProcessedRenderer: Sendable {
         }
     }
 
-    /// The memory the render will reserve, from `input`'s header; refuses a result over the size limit, and
-    /// effects over the work limit, first.
-    /// With `trim`, the larger of the render's and the trim scan's (`TrimFinder`, a full-size decode); the render is
-    /// estimated on the untrimmed plan, which a trim only makes smaller.
-    func workingMemory() throws(Failure) -> Int {
-        let plan = try planned.get().plan
+    /// The memory the render in `format` will reserve, from `input`'s header (`ProcessingOptions.workingMemory`: an
+    /// animation's, or a still's with any trim scan); refuses a result over the size limit, and effects over the work
+    /// limit, first. A trim is estimated on the untrimmed plan, which a trim only makes smaller.
+    func workingMemory(format: ImageFormat) throws(Failure) -> Int {
+        let (plan, info) = try planned.get()
         do {
-            let render = try PlanRenderer().workingMemory(for: input, plan: plan, effects: options.renderEffects(watermark: watermark),
-                                                          autoRotate: options.autoRotate, limits: limits)
-            guard options.trim != nil else { return render }
-            return max(render, try TrimFinder.workingMemory(for: input, limits: limits))
+            return try options.workingMemory(of: input, plan: plan, sourceInfo: info, format: format, limits: limits,
+                                             watermark: watermark)
         } catch {
             throw .image(error)
         }
@@ -74,7 +71,10 @@ struct ProcessedRenderer: Sendable {
         do throws(Failure) {
             var (plan, info) = try planned.get()
             let trim: ProcessingPlan.Rect?
-            do { trim = try options.trimBounds(of: input, limits: limits, cancellation: cancellation) } catch { throw Failure.image(error) }
+            let animated = options.keepsAnimation(of: info, in: format, limits: limits)
+            do { trim = try options.trimBounds(of: input, limits: limits, animated: animated, cancellation: cancellation) } catch {
+                throw Failure.image(error)
+            }
             if let trim {
                 do { plan = try options.plan(for: info, maxResultSide: maxResultSide, trim: trim) } catch { throw Failure.processing(error) }
             }

@@ -81,7 +81,7 @@ extension ThumbnailPipeline {
                 url: source.normalized, headers: headers, requestTime: requestTime, responseTime: responseTime,
                 original: .init(format: info.format.rawValue, width: info.orientedWidth, height: info.orientedHeight,
                                 bytes: original.byteCount, alpha: info.hasAlpha, digest: try original.digest(),
-                                grey: info.isGrey))
+                                grey: info.isGrey, frames: info.frameCount))
             let uncacheable = strategy.refusal(headers, setsCookie: setsCookie)
             let storable = uncacheable == nil
             if let stored {

@@ -73,7 +73,8 @@ extension ThumbnailPipeline {
     /// The name a variant is stored under: its meaning (canonical description, the format asked for, negotiated or
     /// not), the default quality of the format it is encoded in (of a negotiated one's fallback too), and the other
     /// server settings it was drawn under (the watermark's image and opacity where it draws one, metadata defaults
-    /// other than imgproxy's), so a changed setting renders again rather than serving the old image.
+    /// other than imgproxy's, animation limits other than the defaults where an animation may be kept), so a changed
+    /// setting renders again rather than serving the old image.
     func variantName(_ rendition: Rendition, format: ImageFormat?, negotiated: Bool, original: CacheMetadata.Original) -> String {
         let quality = configuration.formatQuality
         let format = format ?? rendition.options.format
@@ -82,6 +83,13 @@ extension ThumbnailPipeline {
         let metadata = configuration.metadata
         if metadata != MetadataPolicy() {
             settings += " md \(metadata.stripMetadata ? 1 : 0)\(metadata.keepCopyright ? 1 : 0)\(metadata.stripColorProfile ? 1 : 0)"
+        }
+        // The frames an animation keeps are the server's choice: another limit is another image.
+        let animation = (configuration.maxAnimationFrames, configuration.maxAnimationFrameResolution)
+        if animation != (RenderLimits.defaultMaxAnimationFrames, 0),
+           original.mayKeepAnimation(rendition.options, in: rendition.outputFormat(asked: format, original: original),
+                                     limits: RenderLimits(maxAnimationFrames: configuration.maxAnimationFrames)) {
+            settings += " anim \(animation.0) \(animation.1)"
         }
         return VariantStore.name(canonical: rendition.key(format: format, negotiated: negotiated), asked: format?.rawValue ?? "auto",
                                  quality: quality[rendition.outputFormat(asked: format, original: original)],
@@ -184,6 +192,10 @@ extension ThumbnailPipeline {
         let qualities = configuration.formatQuality
         // Negotiated: what the request answers without `Accept`, when smaller (`FormatFallback`).
         let fallback = negotiated ? rendition.outputFormat(asked: nil, original: original) : nil
+        let renderLimits = RenderLimits(maxPixels: limits.maxPixels, maxDecodeMemory: configuration.maxDecodeMemory,
+                                        maxEffectWork: configuration.maxEffectWork,
+                                        maxAnimationFrames: configuration.maxAnimationFrames,
+                                        maxAnimationFrameResolution: configuration.maxAnimationFrameResolution)
         let input: EncodedImage
         var inputIsOriginal = false
         var storedOriginal: StoredOriginal?  // owns the descriptor behind `input`
@@ -191,7 +203,8 @@ extension ThumbnailPipeline {
                                     quality: options.quality(for: chosen, default: { qualities[$0] }))
         // A stored thumbnail keeps no more metadata than the defaults do (`keepsOnlyWhatThumbnailsKeep`); a `trim`
         // reads the original's own pixels, so it never renders from a rung.
-        if options.autoRotate, options.trim == nil, ladderSize == nil,
+        // An animation kept animated reads every frame of the original (a stored thumbnail is one frame).
+        if options.autoRotate, options.trim == nil, ladderSize == nil, !original.mayKeepAnimation(options, in: chosen, limits: renderLimits),
            options.metadataPolicy(defaults: configuration.metadata).keepsOnlyWhatThumbnailsKeep,
            let entry = origin.entry,
            let standIn = try standIn(options, output: output, original: entry.metadata.original,
@@ -204,16 +217,14 @@ extension ThumbnailPipeline {
         }
         let renderer = ProcessedRenderer(options: options, input: input, inputIsOriginal: inputIsOriginal, original: original,
                                          maxResultSide: configuration.maxResultSide,
-                                         limits: RenderLimits(maxPixels: limits.maxPixels,
-                                                              maxDecodeMemory: configuration.maxDecodeMemory,
-                                                              maxEffectWork: configuration.maxEffectWork),
+                                         limits: renderLimits,
                                          metadata: configuration.metadata, watermark: configuration.watermark)
         let rendered: Thumbnail
         do {
             // The estimate, from the header, is reserved for the decode once it has a worker (the gate, a server's
             // worker limit): renders wait rather than exceed the budget, and renders queued for a worker hold none.
             // Coalesced waiters and stored renditions never reach the gate.
-            let needed = try renderer.workingMemory()
+            let needed = try renderer.workingMemory(format: chosen)
             defer { FreedMemory.release(afterDecodeOf: needed) }
             rendered = try await cancellable { (cancellation: RenderCancellation) async throws(PipelineError) in
                 try await configuration.renderGate.run(reserving: needed, of: configuration.decodeBudget,

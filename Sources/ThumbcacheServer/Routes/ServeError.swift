@@ -69,7 +69,7 @@ package struct ServeError: Error, Sendable, Equatable {
             self.init(status: .unprocessableContent, code: "too_many_pixels", message: message)
         case .notAnImage, .encodedBody:
             self.init(status: .unprocessableContent, code: "not_an_image", message: message)
-        case .image(_, .tooLarge):
+        case .image(_, .tooLarge), .image(_, .animationTooLarge):
             self.init(status: .unprocessableContent, code: "too_many_pixels", message: message)
         case .image(_, .overMemoryBudget):
             self.init(status: .unprocessableContent, code: "over_memory_budget", message: message)

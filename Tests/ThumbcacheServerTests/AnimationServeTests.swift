@@ -1,0 +1,99 @@
+import Foundation
+import ImageDecode
+import Testing
+import ThumbcacheKit
+@testable import ThumbcacheServer
+
+/// Animated GIF and WebP through `serve`'s processing URLs from a real loopback origin: kept animated in GIF and
+/// WebP answers (a GIF source answers GIF when no format is asked, as imgproxy), the first frame elsewhere and with
+/// `da`, one variant per meaning, and the animation limits refusing with 422 naming them, nothing cached.
+@Suite(.serialized) struct AnimationServeTests {
+    static func path(_ options: String, _ source: String) -> String {
+        ProcessingURLTests.path(options, source, signer: URLSigner(key: nil))
+    }
+
+    /// Red, green, blue frames of 8x6 built with our own encoder (delays 50/70/100 ms, looping forever).
+    static func animation() throws -> Data {
+        let frames = [[UInt8]]([[255, 0, 0], [0, 255, 0], [0, 0, 255]]).map { colour in
+            PixelBuffer(width: 8, height: 6, channels: 3, pixels: Array((0..<48).map { _ in colour }.joined()))
+        }
+        return try EncodeSettings(format: .gif).encode(RenderedAnimation(frames: frames, delays: [50, 70, 100], loopCount: 0)).data
+    }
+
+    static func frameCount(_ data: Data) throws -> Int? { try ImageDecoder.probe(data).frameCount }
+
+    @Test func animationsStayAnimatedInGIFAndWebP() async throws {
+        let origin = try await TestOrigin()
+        origin.image("/a.gif", try Self.animation(), type: "image/gif")
+        let server = try await ServerHarness()
+        let url = origin.url("/a.gif")
+        let gif = try await server.request(Self.path("rs:fit:4:4", url))
+        #expect(gif.status == 200 && gif.header("Content-Type") == "image/gif")
+        #expect(try Self.frameCount(gif.body) == 3 && gif.imageSize! == (4, 3))
+        let webp = try await server.request(Self.path("rs:fit:4:4/f:webp", url))
+        #expect(webp.status == 200 && webp.header("Content-Type") == "image/webp")
+        #expect(try Self.frameCount(webp.body) == 3)
+        let png = try await server.request(Self.path("rs:fit:4:4/f:png", url))
+        let pngFrames = try Self.frameCount(png.body)
+        #expect(png.status == 200 && pngFrames == nil)
+        #expect(try ImageDecoder.decode(png.body)[1, 1] == [255, 0, 0], "the first frame")
+        // da: the first frame, in GIF, as a variant of its own.
+        let still = try await server.request(Self.path("rs:fit:4:4/da:1", url))
+        let stillFrames = try Self.frameCount(still.body)
+        #expect(still.status == 200 && still.header("Content-Type") == "image/gif" && stillFrames == 1)
+        let again = try await server.request(Self.path("rs:fit:4:4", url))
+        #expect(again.header("X-Thumbcache") == "memory" && again.body == gif.body)
+        await server.stop()
+        await origin.stop()
+    }
+
+    @Test func animationLimitsRefuseWith422NamingThemAndCacheNothing() async throws {
+        let origin = try await TestOrigin()
+        origin.image("/a.gif", try Self.animation(), type: "image/gif")
+        let server = try await ServerHarness(pipeline: { $0.maxAnimationFrameResolution = 40 })
+        let url = origin.url("/a.gif")
+        let refused = try await server.request(Self.path("rs:fit:4:4", url))
+        #expect(refused.status == 422 && refused.json["error"] == "too_many_pixels")
+        #expect(refused.json["message"]?.contains("--max-animation-frame-resolution") == true, "\(refused.json)")
+        // The first frame alone is not an animation: answered.
+        let still = try await server.request(Self.path("rs:fit:4:4/f:png", url))
+        #expect(still.status == 200)
+        #expect(server.metric("thumbcache_render_duration_seconds_count") == 1, "the refusal rendered nothing")
+        let retried = try await server.request(Self.path("rs:fit:4:4", url))
+        #expect(retried.status == 422, "nothing was cached")
+        await server.stop()
+        let counted = try await ServerHarness(pipeline: { $0.maxPixels = 100 })
+        let total = try await counted.request(Self.path("rs:fit:4:4", url))
+        #expect(total.status == 422 && total.json["message"]?.contains("--max-animation-frames") == true, "\(total.json)")
+        await counted.stop()
+        let fewer = try await ServerHarness(pipeline: { $0.maxPixels = 100; $0.maxAnimationFrames = 2 })
+        let two = try await fewer.request(Self.path("rs:fit:4:4", url))
+        let twoFrames = try Self.frameCount(two.body)
+        #expect(two.status == 200 && twoFrames == 2)
+        await fewer.stop()
+        await origin.stop()
+    }
+
+    @Test func anotherFrameLimitAfterARestartRendersAgain() async throws {
+        let origin = try await TestOrigin()
+        origin.image("/a.gif", try Self.animation(), type: "image/gif")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("thumbcache-anim-\(UUID().uuidString)")
+        let url = origin.url("/a.gif")
+        /// Frames answered, and how many renders the server made (0: the stored variant answered).
+        func frames(limit: Int) async throws -> (frames: Int?, renders: Int) {
+            let server = try await ServerHarness(directory: directory, pipeline: { $0.maxAnimationFrames = limit })
+            let answer = try await server.request(Self.path("rs:fit:4:4", url))
+            let renders = server.metric("thumbcache_render_duration_seconds_count")
+            await server.stop(removingDirectory: false)
+            return (try Self.frameCount(answer.body), renders)
+        }
+        let two = try await frames(limit: 2)
+        #expect(two.frames == 2 && two.renders == 1)
+        let same = try await frames(limit: 2)
+        #expect(same.frames == 2 && same.renders == 0, "the stored variant: \(same)")
+        let all = try await frames(limit: 256)
+        #expect(all.frames == 3 && all.renders == 1, "another limit renders again: \(all)")
+        await origin.stop()
+        try? FileManager.default.removeItem(at: directory)
+    }
+}
