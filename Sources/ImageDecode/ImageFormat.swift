@@ -107,8 +107,8 @@ public enum ImageFormat: String, Sendable, CaseIterable {
     /// Whether sources in this format can be read. A format is added here when its decoder lands.
     public var isDecodable: Bool {
         switch self {
-        case .jpeg, .png, .webp, .gif, .avif: true
-        case .heic, .jxl, .tiff, .bmp, .ico, .svg: false
+        case .jpeg, .png, .webp, .gif, .avif, .heic, .jxl: true
+        case .tiff, .bmp, .ico, .svg: false
         }
     }
 
