@@ -20,11 +20,27 @@ struct tc_heif_decoder {
     char message[TC_MESSAGE_CAPACITY];
 };
 
+static tc_status classify(tc_heif_decoder *decoder, struct heif_error error);
+
 static tc_status fail(tc_heif_decoder *decoder, struct heif_error error) {
+    tc_status status = classify(decoder, error);
+    // libheif's messages can end with a newline.
+    size_t length = strlen(decoder->message);
+    while (length > 0 && (decoder->message[length - 1] == '\n' || decoder->message[length - 1] == ' '))
+        decoder->message[--length] = 0;
+    return status;
+}
+
+static tc_status classify(tc_heif_decoder *decoder, struct heif_error error) {
     snprintf(decoder->message, sizeof decoder->message, "%s", error.message ? error.message : "libheif error");
+    // libheif reports its size limit (set from our pixel limit) as a memory error: say what it is.
+    if (error.subcode == heif_suberror_Security_limit_exceeded) {
+        snprintf(decoder->message, sizeof decoder->message, "over the size limit (libheif: %s)",
+                 error.message ? error.message : "security limit exceeded");
+        return TC_UNSUPPORTED;
+    }
     if (error.code == heif_error_Memory_allocation_error) return TC_NO_MEMORY;
     if (error.subcode == heif_suberror_End_of_data) return TC_TRUNCATED;
-    if (error.subcode == heif_suberror_Security_limit_exceeded) return TC_UNSUPPORTED;
     if (error.code == heif_error_Unsupported_feature || error.code == heif_error_Unsupported_filetype)
         return TC_UNSUPPORTED;
     return TC_CORRUPT;
