@@ -20,23 +20,16 @@ struct tc_heif_decoder {
     char message[TC_MESSAGE_CAPACITY];
 };
 
-static tc_status classify(tc_heif_decoder *decoder, struct heif_error error);
-
 static tc_status fail(tc_heif_decoder *decoder, struct heif_error error) {
-    tc_status status = classify(decoder, error);
+    char detail[TC_MESSAGE_CAPACITY];
+    snprintf(detail, sizeof detail, "%s", error.message ? error.message : "libheif error");
     // libheif's messages can end with a newline.
-    size_t length = strlen(decoder->message);
-    while (length > 0 && (decoder->message[length - 1] == '\n' || decoder->message[length - 1] == ' '))
-        decoder->message[--length] = 0;
-    return status;
-}
-
-static tc_status classify(tc_heif_decoder *decoder, struct heif_error error) {
-    snprintf(decoder->message, sizeof decoder->message, "%s", error.message ? error.message : "libheif error");
+    size_t length = strlen(detail);
+    while (length > 0 && (detail[length - 1] == '\n' || detail[length - 1] == ' ')) detail[--length] = 0;
+    snprintf(decoder->message, sizeof decoder->message, "%s", detail);
     // libheif reports its size limit (set from our pixel limit) as a memory error: say what it is.
     if (error.subcode == heif_suberror_Security_limit_exceeded) {
-        snprintf(decoder->message, sizeof decoder->message, "over the size limit (libheif: %s)",
-                 error.message ? error.message : "security limit exceeded");
+        snprintf(decoder->message, sizeof decoder->message, "over the size limit (libheif: %s)", detail);
         return TC_UNSUPPORTED;
     }
     if (error.code == heif_error_Memory_allocation_error) return TC_NO_MEMORY;
