@@ -124,7 +124,8 @@ tc_status tc_jxl_read_header(tc_jxl_decoder *decoder, tc_jxl_header *header) {
         snprintf(decoder->message, sizeof decoder->message, "libjxl could not start");
         return TC_NO_MEMORY;
     }
-    JxlDecoderCloseInput(jxl);
+    // The input is left open: libjxl then says NEED_MORE_INPUT for a file cut short (a closed input makes that
+    // a plain error), which is the truncation we report.
     JxlDecoderSetDecompressBoxes(jxl, JXL_TRUE);  // brob-compressed Exif/XMP
     box_reader box = {0};
     tc_status status = TC_OK;
@@ -229,8 +230,7 @@ tc_status tc_jxl_decode(tc_jxl_decoder *decoder, int channels, uint8_t *out, siz
         snprintf(decoder->message, sizeof decoder->message, "libjxl could not start");
         return TC_NO_MEMORY;
     }
-    JxlDecoderCloseInput(jxl);
-    const JxlBasicInfo *info = &decoder->info;
+    const JxlBasicInfo *info = &decoder->info;  // input left open, as for the header
     int grey = info->num_color_channels == 1;
     int alpha = channels == 4;
     // Grey is asked for as grey (+alpha) and widened here: rows `stride` bytes apart either way (align).
