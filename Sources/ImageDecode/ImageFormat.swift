@@ -115,8 +115,8 @@ public enum ImageFormat: String, Sendable, CaseIterable {
     /// Whether thumbnails can be written in this format. A format is added here when its encoder lands.
     public var isEncodable: Bool {
         switch self {
-        case .jpeg, .png, .webp, .avif: true
-        case .gif, .heic, .jxl, .tiff, .bmp, .ico, .svg: false
+        case .jpeg, .png, .webp, .avif, .jxl: true
+        case .gif, .heic, .tiff, .bmp, .ico, .svg: false
         }
     }
 
