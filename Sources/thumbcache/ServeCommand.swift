@@ -141,6 +141,11 @@ struct ServeCommand: AsyncParsableCommand {
         flag: "enforce-avif")))
     var enforceAvif = false
 
+    @Flag(help: ArgumentHelp(EnvironmentFallback.help(
+        "Answer JPEG XL, even when the URL names another format, when Accept names image/jxl (imgproxy's IMGPROXY_ENFORCE_JXL); before --enforce-avif.",
+        flag: "enforce-jxl")))
+    var enforceJxl = false
+
     @Option(help: ArgumentHelp(EnvironmentFallback.help(
         "Sources in this format (jpg, png, webp, avif, gif) are answered unprocessed by every processing URL that keeps their format, a server-wide skip_processing (repeatable; the variable takes a comma list; imgproxy's IMGPROXY_SKIP_PROCESSING_FORMATS).",
         flag: "skip-processing-format"), valueName: "format"))
@@ -322,6 +327,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.clientHints = try EnvironmentFallback.flag(clientHints, flag: "client-hints")
         configuration.enforceWebP = try EnvironmentFallback.flag(enforceWebp, flag: "enforce-webp")
         configuration.enforceAVIF = try EnvironmentFallback.flag(enforceAvif, flag: "enforce-avif")
+        configuration.enforceJXL = try EnvironmentFallback.flag(enforceJxl, flag: "enforce-jxl")
         configuration.skipProcessingFormats = try EnvironmentFallback.list(skipProcessingFormat, flag: "skip-processing-format").map { name in
             guard let format = ImageFormat(name: name.value), format.isDecodable else {
                 throw name.failure("--skip-processing-format must be one of \(ImageFormat.names(ImageFormat.decodable, imgproxyNames: true))")
