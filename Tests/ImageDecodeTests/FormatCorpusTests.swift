@@ -1,0 +1,60 @@
+import Foundation
+import Testing
+@testable import ImageDecode
+
+/// Tests/FormatCorpus/MANIFEST.tsv (the shared corpus's columns; paths relative to the repository): every row's file
+/// has its size, decodes to its width and height, or is refused with the named `ImageDecodeError` case.
+struct FormatCorpusTests {
+    static let repository = Fixtures.directory.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    struct Row: CustomStringConvertible, Sendable {
+        let file: String, bytes: Int, width: Int, height: Int, outcome: String
+        var description: String { file }
+    }
+
+    static let rows: [Row] = {
+        let url = repository.appendingPathComponent("Tests/FormatCorpus/MANIFEST.tsv")
+        guard let text = try? String(contentsOf: url, encoding: .utf8) else { return [] }
+        return text.split(separator: "\n").dropFirst().map { line in
+            let fields = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+            return Row(file: fields[0], bytes: Int(fields[1]) ?? -1, width: Int(fields[2]) ?? -1, height: Int(fields[3]) ?? -1,
+                       outcome: fields[7])
+        }
+    }()
+
+    @Test func theManifestIsRead() { #expect(Self.rows.count >= 28) }
+
+    /// The case name of an error (`tooLarge`, `truncated`, …), as the manifest writes it.
+    static func caseName(_ error: ImageDecodeError) -> String {
+        switch error {
+        case .unrecognizedFormat: "unrecognizedFormat"
+        case .notReadable: "notReadable"
+        case .unsupported: "unsupported"
+        case .corrupt: "corrupt"
+        case .truncated: "truncated"
+        case .tooLarge: "tooLarge"
+        case .overMemoryBudget: "overMemoryBudget"
+        case .outOfMemory: "outOfMemory"
+        default: "other: \(error)"
+        }
+    }
+
+    @Test(arguments: rows) func rowHasItsOutcome(_ row: Row) throws {
+        let data = try Data(contentsOf: Self.repository.appendingPathComponent(row.file))
+        #expect(data.count == row.bytes, "bytes")
+        if row.outcome == "decodes" {
+            let info = try ImageDecoder.probe(data)
+            #expect(info.width == row.width && info.height == row.height)
+            let image = try ImageDecoder.decode(data)
+            #expect(image.width == row.width && image.height == row.height)
+        } else {
+            let expected = row.outcome.replacingOccurrences(of: "refused: ", with: "")
+            do {
+                _ = try ImageDecoder.decode(data)
+                Issue.record("\(row.file) decoded; expected \(row.outcome)")
+            } catch {
+                #expect(Self.caseName(error) == expected, "\(error)")
+            }
+        }
+    }
+}
