@@ -24,21 +24,6 @@ struct FormatCorpusTests {
 
     @Test func theManifestIsRead() { #expect(Self.rows.count >= 28) }
 
-    /// The case name of an error (`tooLarge`, `truncated`, …), as the manifest writes it.
-    static func caseName(_ error: ImageDecodeError) -> String {
-        switch error {
-        case .unrecognizedFormat: "unrecognizedFormat"
-        case .notReadable: "notReadable"
-        case .unsupported: "unsupported"
-        case .corrupt: "corrupt"
-        case .truncated: "truncated"
-        case .tooLarge: "tooLarge"
-        case .overMemoryBudget: "overMemoryBudget"
-        case .outOfMemory: "outOfMemory"
-        default: "other: \(error)"
-        }
-    }
-
     @Test(arguments: rows) func rowHasItsOutcome(_ row: Row) throws {
         let data = try Data(contentsOf: Self.repository.appendingPathComponent(row.file))
         #expect(data.count == row.bytes, "bytes")
@@ -53,7 +38,7 @@ struct FormatCorpusTests {
                 _ = try ImageDecoder.decode(data)
                 Issue.record("\(row.file) decoded; expected \(row.outcome)")
             } catch {
-                #expect(Self.caseName(error) == expected, "\(error)")
+                #expect(error.caseName == expected, "\(error)")
             }
         }
     }
