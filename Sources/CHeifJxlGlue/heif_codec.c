@@ -222,7 +222,6 @@ tc_status tc_heif_read_header(tc_heif_decoder *decoder, tc_heif_header *header) 
     header->height = heif_image_handle_get_height(decoder->primary);
     header->has_alpha = heif_image_handle_has_alpha_channel(decoder->primary) != 0;
     header->luma_bits = heif_image_handle_get_luma_bits_per_pixel(decoder->primary);
-    header->image_count = heif_context_get_number_of_top_level_images(decoder->context);
     if (header->width <= 0 || header->height <= 0) return TC_OK;  // the caller refuses a zero size
     read_colour(decoder);
     read_metadata(decoder);

@@ -17,7 +17,6 @@ typedef struct {
     int has_alpha;
     int luma_bits;                      // 8, 10, 12 (-1 when the file does not say)
     int thumbnail_width, thumbnail_height;  // the largest usable embedded thumbnail, 0 x 0 when none
-    int image_count;                    // top-level images in the file
 } tc_heif_header;
 
 /// Wraps `data` (not copied; it must outlive the decoder). `max_side` becomes libheif's maximum image size

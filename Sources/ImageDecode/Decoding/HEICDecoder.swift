@@ -31,8 +31,7 @@ final class HEICDecoder: RowDecoder {
                                                    xmp: { tc_heif_xmp(handle, $0) })
         colorProfile = metadata.colorProfile
         info = ImageInfo(format: .heic, width: Int(header.width), height: Int(header.height),
-                         hasAlpha: header.has_alpha != 0, colorProfile: colorProfile?.name,
-                         frameCount: Int(header.image_count), metadata: metadata)
+                         hasAlpha: header.has_alpha != 0, colorProfile: colorProfile?.name, metadata: metadata)
     }
 
     deinit { tc_heif_decoder_destroy(handle) }
