@@ -58,7 +58,11 @@ let package = Package(
         // libwebp-dev beside libwebpdemux) are linked here by name.
         .target(name: "CWebpGifAvifGlue", dependencies: ["CJpegPngGlue", "CWebP", "CGIF", "CAVIF"],
                 linkerSettings: [.linkedLibrary("gif"), .linkedLibrary("webpmux")]),
-        .target(name: "ImageDecode", dependencies: ["CJpegPngGlue", "CWebpGifAvifGlue"]),
+        // HEIC/HEIF (libheif; HEVC through libde265) and JPEG XL (libjxl, in and out).
+        .systemLibrary(name: "CHEIF", pkgConfig: "libheif", providers: [.apt(["libheif-dev"]), .brew(["libheif"])]),
+        .systemLibrary(name: "CJXL", pkgConfig: "libjxl", providers: [.apt(["libjxl-dev"]), .brew(["jpeg-xl"])]),
+        .target(name: "CHeifJxlGlue", dependencies: ["CJpegPngGlue", "CHEIF", "CJXL", "CLCMS2"]),
+        .target(name: "ImageDecode", dependencies: ["CJpegPngGlue", "CWebpGifAvifGlue", "CHeifJxlGlue"]),
         .testTarget(name: "ImageDecodeTests", dependencies: ["ImageDecode", "SeededRandom", "BombTestSupport"],
                     exclude: ["Fixtures"]),
         // Resource bombs for the tests, crafted in memory (PNG chunks through zlib, JPEG markers by hand), and

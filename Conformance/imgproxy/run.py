@@ -27,7 +27,8 @@ MISSING = {
     "setting:use_linear_colorspace": "IMGPROXY_USE_LINEAR_COLORSPACE",
     "setting:url_replacements": "source URL replacements (IMGPROXY_URL_REPLACEMENTS)",
     "setting:arguments_separator": "another arguments separator (IMGPROXY_ARGUMENTS_SEPARATOR)",
-    "setting:enforce_jxl": "JPEG XL output (IMGPROXY_ENFORCE_JXL)",
+    "setting:auto_jxl": "IMGPROXY_AUTO_JXL (JPEG XL when Accept names it, without a format in the URL)",
+    "source-file:absent": "a source image not copied into images/ (too large to commit, or not in the mirrored test-images)",
     "setting:max_src_resolution": "IMGPROXY_MAX_SRC_RESOLUTION",
     "setting:allowed_sources": "IMGPROXY_ALLOWED_SOURCES with wildcards and local://",
     "setting:cache_control_passthrough": "IMGPROXY_CACHE_CONTROL_PASSTHROUGH",
@@ -38,12 +39,12 @@ MISSING = {
     "test-hook:redirect-all": "imgproxy's test hook sending every fetch to one local file (imagedata.RedirectAllRequestsTo)",
     "imgproxy-internal": "a request: the test calls an imgproxy-internal Go function whose input no request can carry",
     # sources
-    "source:bmp": "BMP sources", "source:tiff": "TIFF sources", "source:heif": "HEIF sources",
-    "source:svg": "SVG sources", "source:ico": "ICO sources", "source:jxl": "JPEG XL sources", "source:heic": "HEIF sources",
+    "source:bmp": "BMP sources", "source:tiff": "TIFF sources",
+    "source:svg": "SVG sources", "source:ico": "ICO sources",
     # outputs
     "output:grey16": "16-bit greyscale output", "output:rgb16": "16-bit RGB output",
     "output:bmp": "BMP output", "output:tiff": "TIFF output", "output:ico": "ICO output",
-    "output:heic": "HEIC output", "output:jxl": "JPEG XL output", "output:svg": "SVG output",
+    "output:heic": "HEIC output", "output:svg": "SVG output",
 }
 # imgproxy Pro's features: never expected of serve.
 PRO = {"objects_position", "obj_pos", "op", "crop_objects", "c_obj", "blur_detections", "bd", "draw_detections", "dd",
@@ -55,12 +56,13 @@ SETTING_FLAGS = {  # imgproxy settings serve has, as serve's flags
     "watermark_path": lambda value: ["--watermark-path", os.path.join(IMAGES, value)],
     "enforce_webp": lambda value: ["--enforce-webp"] if value else [],
     "enforce_avif": lambda value: ["--enforce-avif"] if value else [],
+    "enforce_jxl": lambda value: ["--enforce-jxl"] if value else [],
     "client_hints": lambda value: ["--client-hints"] if value else [],
     "base_url": lambda value: ["--source-base-url", value],  # a made-up host, pointed at the origin (server_args)
     "allow_security_options": lambda value: ["--allow-security-options"] if value else [],
     "local_root": lambda value: [],  # every serve has --local-root images/ (start_serve)
     "allow_loopback_sources": lambda value: [] if value else [NO_LOOPBACK],
-    "quality": lambda value: ["--format-quality", f"jpeg={value},webp={value},avif={value}"],
+    "quality": lambda value: ["--format-quality", f"jpeg={value},webp={value},avif={value},jxl={value}"],
     "max_src_file_size": lambda value: ["--max-download-size", str(value)],
     "signature_size": lambda value: ["--signature-size", str(value)],
     "allowed_processing_options": lambda value: ["--allowed-processing-options", ",".join(value)],
@@ -104,6 +106,8 @@ def needs(case):
     for src in re.findall(r"local:///[^@?]*|[\w/.-]+\.(?:bmp|tiff|heif|svg|ico|jxl)\b", url):
         ext = src.rsplit(".", 1)[-1]
         out.append("source:" + ext)
+        if src.startswith("local:///") and not os.path.exists(os.path.join(IMAGES, src[len("local:///"):])):
+            out.append("source-file:absent")
     expect = case["expect"]
     if expect.get("interpretation") in ("b-w", "grey16", "rgb16"):
         out.append("output:" + expect["interpretation"])
@@ -226,7 +230,47 @@ def sniff(body):
         at = body.find(b"ispe")
         w, h = struct.unpack(">II", body[at + 8:at + 16]) if at > 0 else (None, None)
         return "avif", w, h, "srgb"
+    if body.startswith(b"\xff\x0a") or body.startswith(b"\0\0\0\x0cJXL \r\n\x87\n"):
+        w, h = jxl_size(body)
+        return "jxl", w, h, "srgb"
     return "unknown", None, None, None
+
+
+def jxl_size(body):
+    """The SizeHeader of a JPEG XL codestream, bare or in a container's first jxlc/jxlp box (ISO/IEC 18181-1)."""
+    if not body.startswith(b"\xff\x0a"):
+        at = 0
+        while at + 8 <= len(body):
+            size, kind = struct.unpack(">I4s", body[at:at + 8])
+            if kind in (b"jxlc", b"jxlp"):
+                body = body[at + 8 + (4 if kind == b"jxlp" else 0):]
+                break
+            if size < 8:
+                return None, None
+            at += size
+        if not body.startswith(b"\xff\x0a"):
+            return None, None
+    bits = int.from_bytes(body[2:16], "little")
+    position = 0
+
+    def read(count):
+        nonlocal position
+        value = (bits >> position) & ((1 << count) - 1)
+        position += count
+        return value
+
+    def u32():
+        return 1 + read((9, 13, 18, 30)[read(2)])
+
+    small = read(1)
+    height = (read(5) + 1) * 8 if small else u32()
+    ratio = read(3)
+    ratios = {1: (1, 1), 2: (12, 10), 3: (4, 3), 4: (3, 2), 5: (16, 9), 6: (5, 4), 7: (2, 1)}
+    if ratio:
+        width = height * ratios[ratio][0] // ratios[ratio][1]
+    else:
+        width = (read(5) + 1) * 8 if small else u32()
+    return width, height
 
 
 def unfilter(kind, line, prev, bpp):

@@ -494,8 +494,9 @@ def parser_tests():
         note="PreferAvif: an Accept naming image/avif", request={"headers": {"Accept": "image/avif"}})
     add(file, t("TestParsePathAvifEnforce"), f"/unsafe/plain/{SRC}@png", jpeg(200, 100, "avif"),
         config={"enforce_avif": True}, request={"headers": {"Accept": "image/avif"}})
+    # imgproxy's test sets PreferJxl itself: what IMGPROXY_AUTO_JXL derives from such an Accept (off by default).
     add(file, t("TestParsePathJxlDetection"), f"/unsafe/plain/{SRC}", jpeg(200, 100, "jxl"),
-        request={"headers": {"Accept": "image/jxl"}})
+        config={"auto_jxl": True}, request={"headers": {"Accept": "image/jxl"}})
     add(file, t("TestParsePathJxlEnforce"), f"/unsafe/plain/{SRC}@png", jpeg(200, 100, "jxl"),
         config={"enforce_jxl": True}, request={"headers": {"Accept": "image/jxl"}})
     # TestParsePathClientHints: (headers) -> width, dpr; with a 200x100 source, w:100 dpr:2 gives 100 wide.

@@ -1,7 +1,7 @@
 // Seeded mutation fuzzer for ImageDecode. Every iteration's input is a pure function of
 // (seed, iteration), so any crash can be replayed with `--replay N`.
 //
-//   thumbcache-fuzz [--seed S] [--seconds T] [--max-size BYTES] [--only jpeg,png,webp,gif,avif] [--replay N] SEED_DIR...
+//   thumbcache-fuzz [--seed S] [--seconds T] [--max-size BYTES] [--only jpeg,png,webp,gif,avif,heic,jxl] [--replay N] SEED_DIR...
 import Foundation
 import ImageDecode
 import SeededRandom
@@ -40,21 +40,7 @@ extension Result where Failure == ImageDecodeError {
     /// "ok", or the error's case name, for the outcome counts.
     var kind: String {
         guard case .failure(let error) = self else { return "ok" }
-        return switch error {
-        case .unrecognizedFormat: "unrecognized"
-        case .notReadable: "notReadable"
-        case .unsupported: "unsupported"
-        case .corrupt: "corrupt"
-        case .truncated: "truncated"
-        case .tooLarge: "tooLarge"
-        case .animationTooLarge: "animationTooLarge"
-        case .overMemoryBudget: "overMemoryBudget"
-        case .outOfMemory: "outOfMemory"
-        case .encodeFailed: "encodeFailed"
-        case .invalidRequest: "invalidRequest"
-        case .unreadable: "unreadable"
-        case .cancelled: "cancelled"
-        }
+        return error.caseName
     }
 }
 
@@ -83,7 +69,7 @@ var seeds: [[UInt8]] = []
 for directory in directories {
     let enumerator = FileManager.default.enumerator(atPath: directory)
     while let name = enumerator?.nextObject() as? String {
-        guard [".png", ".jpg", ".webp", ".gif", ".avif", ".avifs"].contains(where: name.hasSuffix) else { continue }
+        guard (ImageFormat.allCases.flatMap(\.fileExtensions) + ["avifs"]).contains(where: { name.hasSuffix("." + $0) }) else { continue }
         if let data = FileManager.default.contents(atPath: directory + "/" + name), data.count <= maxSize,
            let format = ImageFormat.sniff(data), formats.contains(format) {
             seeds.append([UInt8](data))
@@ -107,7 +93,7 @@ while true {
     let input = mutate(seeds[Int.random(in: 0..<seeds.count, using: &rng)], &rng)
     let request = ThumbnailRequest(size: Int.random(in: 1...300, using: &rng),
                                    fit: Bool.random(using: &rng) ? .contain : .cover,
-                                   format: [nil, nil, .jpeg, .png, .webp, .avif].randomElement(using: &rng)!,
+                                   format: ([nil, nil] + ImageFormat.encodable).randomElement(using: &rng)!,
                                    maxPixels: 4_000_000)
     let begin = Date()
     let fromMemory = Result { () throws(ImageDecodeError) in try thumbnailer.makeThumbnail(from: Data(input), request).data }
@@ -116,7 +102,10 @@ while true {
     // Both sources feed libjpeg and libpng the same chunks, so the outcomes must be equal: the same thumbnail
     // bytes, or the same error with the same message.
     if fromMemory != fromFile {
-        report("fuzz: memory and file decodes differ at iteration \(iteration): \(fromMemory) vs \(fromFile)")
+        // Kept for a look with other tools (the scratch file is removed on exit).
+        let kept = "thumbcache-fuzz-mismatch-\(seed)-\(iteration).img"
+        _ = FileManager.default.createFile(atPath: kept, contents: Data(input))
+        report("fuzz: memory and file decodes differ at iteration \(iteration): \(fromMemory) vs \(fromFile); input kept as \(kept)")
         mismatch = true
         break
     }

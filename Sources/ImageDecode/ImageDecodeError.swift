@@ -29,6 +29,25 @@ public enum ImageDecodeError: Error, Equatable, Sendable, CustomStringConvertibl
     /// The render was stopped before it finished: nobody waited for it any more (`RenderCancellation`).
     case cancelled
 
+    /// The case's name (`tooLarge`, `truncated`, …): outcome counts (the fuzzer) and manifests name errors by it.
+    package var caseName: String {
+        switch self {
+        case .unrecognizedFormat: "unrecognizedFormat"
+        case .notReadable: "notReadable"
+        case .unsupported: "unsupported"
+        case .corrupt: "corrupt"
+        case .truncated: "truncated"
+        case .tooLarge: "tooLarge"
+        case .animationTooLarge: "animationTooLarge"
+        case .overMemoryBudget: "overMemoryBudget"
+        case .outOfMemory: "outOfMemory"
+        case .encodeFailed: "encodeFailed"
+        case .invalidRequest: "invalidRequest"
+        case .unreadable: "unreadable"
+        case .cancelled: "cancelled"
+        }
+    }
+
     public var description: String {
         switch self {
         case .unrecognizedFormat:

@@ -24,7 +24,9 @@ struct EncodeOptions: ParsableArguments {
     var formatQuality: [String] = []
 
     static var defaults: String {
-        [ImageFormat.jpeg, .webp, .avif].map { "\($0.rawValue)=\(ImageEncoder.defaultQuality(for: $0))" }.joined(separator: ",")
+        // PNG is lossless: no quality.
+        ImageFormat.encodable.filter { $0 != .png }.map { "\($0.rawValue)=\(ImageEncoder.defaultQuality(for: $0))" }
+            .joined(separator: ",")
     }
 
     /// The three metadata flags, else their `THUMBCACHE_` variables, over imgproxy's defaults.

@@ -16,7 +16,7 @@ struct ServeCommand: AsyncParsableCommand {
 
             Short grammar: \
             <source> is the source URL as base64url without padding; <size> the longest side (contain) or the \
-            square's side (cover), 1 to --max-size; <fit> contain or cover; .<format> jpeg, png, webp or avif. \
+            square's side (cover), 1 to --max-size; <fit> contain or cover; .<format> \(ImageFormat.names(ImageFormat.encodable)). \
             Without .<format> the request's Accept chooses (answered with Vary: Accept): avif if it names \
             image/avif, else webp if it names image/webp (a wildcard such as */* names neither), else jpeg, png \
             when the image has transparency; a negotiated webp or avif more than 3% larger than that default format's \
@@ -140,6 +140,11 @@ struct ServeCommand: AsyncParsableCommand {
         "Answer AVIF, even when the URL names another format, when Accept names image/avif (imgproxy's IMGPROXY_ENFORCE_AVIF); before --enforce-webp.",
         flag: "enforce-avif")))
     var enforceAvif = false
+
+    @Flag(help: ArgumentHelp(EnvironmentFallback.help(
+        "Answer JPEG XL, even when the URL names another format, when Accept names image/jxl (imgproxy's IMGPROXY_ENFORCE_JXL); before --enforce-avif.",
+        flag: "enforce-jxl")))
+    var enforceJxl = false
 
     @Option(help: ArgumentHelp(EnvironmentFallback.help(
         "Sources in this format (jpg, png, webp, avif, gif) are answered unprocessed by every processing URL that keeps their format, a server-wide skip_processing (repeatable; the variable takes a comma list; imgproxy's IMGPROXY_SKIP_PROCESSING_FORMATS).",
@@ -339,6 +344,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.clientHints = try EnvironmentFallback.flag(clientHints, flag: "client-hints")
         configuration.enforceWebP = try EnvironmentFallback.flag(enforceWebp, flag: "enforce-webp")
         configuration.enforceAVIF = try EnvironmentFallback.flag(enforceAvif, flag: "enforce-avif")
+        configuration.enforceJXL = try EnvironmentFallback.flag(enforceJxl, flag: "enforce-jxl")
         configuration.skipProcessingFormats = try EnvironmentFallback.list(skipProcessingFormat, flag: "skip-processing-format").map { name in
             guard let format = ImageFormat(name: name.value), format.isDecodable else {
                 throw name.failure("--skip-processing-format must be one of \(ImageFormat.names(ImageFormat.decodable, imgproxyNames: true))")

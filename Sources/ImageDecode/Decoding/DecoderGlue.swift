@@ -41,6 +41,18 @@ enum DecoderGlue {
         icc.flatMap { ColorProfile(Array(UnsafeBufferPointer(start: $0, count: length))) }
     }
 
+    /// The ICC profile, Exif and XMP the glue hands out, for a library that turns the pixels upright itself (libheif,
+    /// libjxl): the Exif orientation is reset to 1, so neither the renderer nor a viewer of a kept copy turns them again.
+    static func uprightMetadata(
+        icc: (UnsafeMutablePointer<Int>) -> UnsafePointer<UInt8>?, exif: (UnsafeMutablePointer<Int>) -> UnsafePointer<UInt8>?,
+        xmp: (UnsafeMutablePointer<Int>) -> UnsafePointer<UInt8>?
+    ) -> ImageMetadata {
+        var iccLength = 0, exifLength = 0, xmpLength = 0
+        let profile = DecoderGlue.profile(icc(&iccLength), length: iccLength)
+        return ImageMetadata(exif: ImageMetadata.bytes(exif(&exifLength), exifLength).map(EXIF.resettingOrientation),
+                             xmp: ImageMetadata.bytes(xmp(&xmpLength), xmpLength), colorProfile: profile)
+    }
+
     /// Allocates a whole frame, lets `decode` fill it (rows `stride` bytes apart), then hands out its rows.
     static func decodeWhole(
         height: Int, stride: Int, _ consume: (UnsafeBufferPointer<UInt8>) throws(ImageDecodeError) -> Void,

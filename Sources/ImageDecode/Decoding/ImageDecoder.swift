@@ -80,7 +80,9 @@ public enum ImageDecoder {
                     case .webp: try WebPDecoder(bytes)
                     case .gif: try GIFDecoder(bytes)
                     case .avif: try AVIFDecoder(bytes, maxPixels: maxPixels)
-                    case .heic, .jxl, .tiff, .bmp, .ico, .svg: throw ImageDecodeError.notReadable(format)
+                    case .heic: try HEICDecoder(bytes, maxPixels: maxPixels)
+                    case .jxl: try JXLDecoder(bytes)
+                    case .tiff, .bmp, .ico, .svg: throw ImageDecodeError.notReadable(format)
                     }
                     return .success(try run(decoder, maxPixels: maxPixels, body))
                 } catch {
@@ -102,9 +104,9 @@ public enum ImageDecoder {
             switch format {
             case .jpeg: decoder = try JPEGDecoder(file: file, memoryLimit: maxMemory)
             case .png: decoder = try PNGDecoder(file: file)
-            case .heic, .jxl, .tiff, .bmp, .ico, .svg: throw .notReadable(format)
-            case .webp, .gif, .avif:
-                // libwebp, our GIF reader and libavif take the file whole: it is read into memory.
+            case .tiff, .bmp, .ico, .svg: throw .notReadable(format)
+            case .webp, .gif, .avif, .heic, .jxl:
+                // libwebp, our GIF reader, libavif, libheif and libjxl take the file whole: it is read into memory.
                 return try withDecoder(for: .data(readAll(file, path: path)), maxPixels: maxPixels, maxMemory: maxMemory, body)
             }
             return try run(decoder, maxPixels: maxPixels, body)

@@ -8,9 +8,10 @@ public enum ImageEncoder {
     /// format", `scripts/format-quality.py`). PNG is lossless and ignores it. The one place these defaults live.
     public static func defaultQuality(for format: ImageFormat) -> Int {
         switch format {
-        case .jpeg, .png, .gif, .heic, .jxl, .tiff, .bmp, .ico, .svg: 80
+        case .jpeg, .png, .gif, .heic, .tiff, .bmp, .ico, .svg: 80
         case .webp: 73
         case .avif: 60
+        case .jxl: 77
         }
     }
 
@@ -27,7 +28,8 @@ public enum ImageEncoder {
         case .webp: try WebPEncoder.encode(image, quality: quality, metadata: metadata)
         case .avif: try AVIFEncoder.encode(image, quality: quality, grey: grey, metadata: metadata)
         case .gif: try GIFEncoder.encode(image)
-        case .heic, .jxl, .tiff, .bmp, .ico, .svg: throw .invalidRequest(unwritable(format))
+        case .jxl: try JXLEncoder.encode(image, quality: quality, grey: grey, metadata: metadata)
+        case .heic, .tiff, .bmp, .ico, .svg: throw .invalidRequest(unwritable(format))
         }
     }
 

@@ -6,8 +6,7 @@ import CJpegPngGlue
 enum PNGEncoder {
     static func encode(_ image: PixelBuffer, grey: Bool = false,
                        metadata: ImageMetadata = ImageMetadata()) throws(ImageDecodeError) -> Data {
-        let pixels = grey ? image.greyPixels(keepingAlpha: true) : image.pixels
-        let channels = grey ? image.channels - 2 : image.channels
+        let (pixels, channels) = image.encodedLayout(grey: grey)
         var encoded = tc_encoded()
         let status = try metadata.withGlue(grey: grey) { glue in
             pixels.withUnsafeBufferPointer { pixels in

@@ -17,6 +17,11 @@ extension PixelBuffer {
         }
     }
 
+    /// The rows an encoder with grey layouts writes: grey (+alpha) when `grey`, else the pixels as they are.
+    func encodedLayout(grey: Bool) -> (pixels: [UInt8], channels: Int) {
+        grey ? (greyPixels(keepingAlpha: true), channels - 2) : (pixels, channels)
+    }
+
     /// The grey channel (and alpha, when `keepingAlpha` and there is any) of a neutral image, interleaved.
     func greyPixels(keepingAlpha: Bool) -> [UInt8] {
         let alpha = keepingAlpha && hasAlpha

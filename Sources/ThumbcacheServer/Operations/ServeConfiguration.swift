@@ -56,6 +56,7 @@ package struct ServeConfiguration: Sendable {
     /// imgproxy's `IMGPROXY_ENFORCE_WEBP`/`_AVIF`: a named format gives way to WebP/AVIF when `Accept` names it.
     package var enforceWebP = false
     package var enforceAVIF = false
+    package var enforceJXL = false
     /// imgproxy's `IMGPROXY_SKIP_PROCESSING_FORMATS`: sources in these formats are answered as they are by every
     /// processing URL that keeps their format (a server-wide `skip_processing`).
     package var skipProcessingFormats: [ImageFormat] = []
@@ -156,7 +157,8 @@ package struct ServeConfiguration: Sendable {
         rules.skipProcessingFormats = Set(skipProcessingFormats)
         rules.pathPrefix = pathPrefix
         rules.base64URLIncludesFilename = base64URLIncludesFilename
-        rules.enforced = (enforceAVIF ? [ImageFormat.avif] : []) + (enforceWebP ? [.webp] : [])
+        // imgproxy's order: JPEG XL, then AVIF, then WebP.
+        rules.enforced = (enforceJXL ? [ImageFormat.jxl] : []) + (enforceAVIF ? [.avif] : []) + (enforceWebP ? [.webp] : [])
         rules.sources = SourceNames(baseURL: sourceBaseURL, localRoot: resolvedLocalRoot)
         return rules
     }

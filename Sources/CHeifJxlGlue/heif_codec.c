@@ -1,0 +1,283 @@
+#include "CHeifJxlGlue.h"
+
+#include <malloc.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <lcms2.h>
+#include <libheif/heif.h>
+
+struct tc_heif_decoder {
+    const uint8_t *data;
+    size_t size;
+    struct heif_context *context;
+    struct heif_image_handle *primary;
+    struct heif_image_handle *thumbnail;
+    struct heif_image *image;
+    uint8_t *icc, *exif, *xmp;
+    size_t icc_size, exif_size, xmp_size;
+    size_t exif_offset;                 // where the TIFF block starts inside `exif`
+    char message[TC_MESSAGE_CAPACITY];
+};
+
+static tc_status fail(tc_heif_decoder *decoder, struct heif_error error) {
+    char detail[TC_MESSAGE_CAPACITY];
+    snprintf(detail, sizeof detail, "%s", error.message ? error.message : "libheif error");
+    // libheif's messages can end with a newline.
+    size_t length = strlen(detail);
+    while (length > 0 && (detail[length - 1] == '\n' || detail[length - 1] == ' ')) detail[--length] = 0;
+    snprintf(decoder->message, sizeof decoder->message, "%s", detail);
+    // libheif reports its size limit (set from our pixel limit) as a memory error: say what it is.
+    if (error.subcode == heif_suberror_Security_limit_exceeded) {
+        snprintf(decoder->message, sizeof decoder->message, "over the size limit (libheif: %s)", detail);
+        return TC_UNSUPPORTED;
+    }
+    if (error.code == heif_error_Memory_allocation_error) return TC_NO_MEMORY;
+    if (error.subcode == heif_suberror_End_of_data) return TC_TRUNCATED;
+    if (error.code == heif_error_Unsupported_feature || error.code == heif_error_Unsupported_filetype)
+        return TC_UNSUPPORTED;
+    return TC_CORRUPT;
+}
+
+/// libde265 leaves the blocks of a damaged picture it could not decode as whatever its buffer held, and glibc hands
+/// out freed heap memory again: a crafted HEIC could show pixels of an earlier image (the fuzzer found memory and
+/// file decodes of one file that differed; strict decoding does not catch it, libde265 gives no warning). glibc's
+/// M_PERTURB makes every allocation start as zeros (and fills freed memory), so such blocks are uniform instead.
+/// Process-wide, once, on the first HEIC decoder: about two memsets per allocation (docs/imagedecode.md).
+static void zero_fresh_allocations(void) {
+#ifdef M_PERTURB
+    mallopt(M_PERTURB, 0xFF);  // allocations filled with 0x00 (the complement), freed memory with 0xFF
+#endif
+}
+
+tc_heif_decoder *tc_heif_decoder_create(const uint8_t *data, size_t size, int max_side) {
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, zero_fresh_allocations);
+    tc_heif_decoder *decoder = calloc(1, sizeof *decoder);
+    if (!decoder) return NULL;
+    decoder->data = data;
+    decoder->size = size;
+    decoder->context = heif_context_alloc();
+    if (!decoder->context) {
+        free(decoder);
+        return NULL;
+    }
+    if (max_side > 0) heif_context_set_maximum_image_size_limit(decoder->context, max_side);
+    // Grid tiles on the calling thread: the service runs one render per core already.
+    heif_context_set_max_decoding_threads(decoder->context, 0);
+    return decoder;
+}
+
+void tc_heif_decoder_destroy(tc_heif_decoder *decoder) {
+    if (!decoder) return;
+    if (decoder->image) heif_image_release(decoder->image);
+    if (decoder->thumbnail) heif_image_handle_release(decoder->thumbnail);
+    if (decoder->primary) heif_image_handle_release(decoder->primary);
+    heif_context_free(decoder->context);
+    free(decoder->icc);
+    free(decoder->exif);
+    free(decoder->xmp);
+    free(decoder);
+}
+
+const char *tc_heif_message(const tc_heif_decoder *decoder) { return decoder->message; }
+
+/// An RGB ICC profile for nclx primaries with the sRGB curve (what iPhones and most encoders mean by them), made
+/// with LittleCMS so the caller's one ICC path converts it. PQ/HLG transfer is not tone mapped here.
+static void profile_from_nclx(tc_heif_decoder *decoder, const struct heif_color_profile_nclx *nclx) {
+    // BT.709 (1) and unspecified (2) are sRGB's primaries: nothing to convert.
+    if (nclx->color_primaries == heif_color_primaries_ITU_R_BT_709_5
+        || nclx->color_primaries == heif_color_primaries_unspecified) return;
+    cmsCIExyY white = {nclx->color_primary_white_x, nclx->color_primary_white_y, 1.0};
+    cmsCIExyYTRIPLE primaries = {
+        {nclx->color_primary_red_x, nclx->color_primary_red_y, 1.0},
+        {nclx->color_primary_green_x, nclx->color_primary_green_y, 1.0},
+        {nclx->color_primary_blue_x, nclx->color_primary_blue_y, 1.0},
+    };
+    if (white.x <= 0 || white.y <= 0) return;
+    // The sRGB curve as an ICC parametric curve (type 4).
+    cmsFloat64Number parameters[5] = {2.4, 1 / 1.055, 0.055 / 1.055, 1 / 12.92, 0.04045};
+    cmsToneCurve *curve = cmsBuildParametricToneCurve(NULL, 4, parameters);
+    if (!curve) return;
+    cmsToneCurve *curves[3] = {curve, curve, curve};
+    cmsHPROFILE profile = cmsCreateRGBProfile(&white, &primaries, curves);
+    cmsFreeToneCurve(curve);
+    if (!profile) return;
+    cmsUInt32Number length = 0;
+    if (cmsSaveProfileToMem(profile, NULL, &length) && length > 0) {
+        decoder->icc = malloc(length);
+        if (decoder->icc && cmsSaveProfileToMem(profile, decoder->icc, &length)) {
+            decoder->icc_size = length;
+        } else {
+            free(decoder->icc);
+            decoder->icc = NULL;
+        }
+    }
+    cmsCloseProfile(profile);
+}
+
+static void read_colour(tc_heif_decoder *decoder) {
+    struct heif_image_handle *handle = decoder->primary;
+    enum heif_color_profile_type type = heif_image_handle_get_color_profile_type(handle);
+    if (type == heif_color_profile_type_prof || type == heif_color_profile_type_rICC) {
+        size_t size = heif_image_handle_get_raw_color_profile_size(handle);
+        if (size == 0) return;
+        decoder->icc = malloc(size);
+        if (!decoder->icc) return;
+        struct heif_error error = heif_image_handle_get_raw_color_profile(handle, decoder->icc);
+        if (error.code == heif_error_Ok) {
+            decoder->icc_size = size;
+        } else {
+            free(decoder->icc);
+            decoder->icc = NULL;
+        }
+        return;
+    }
+    struct heif_color_profile_nclx *nclx = NULL;
+    if (heif_image_handle_get_nclx_color_profile(handle, &nclx).code == heif_error_Ok && nclx) {
+        profile_from_nclx(decoder, nclx);
+        heif_nclx_color_profile_free(nclx);
+    }
+}
+
+/// The first Exif block (its 4-byte offset to the TIFF header skipped) and the first XMP packet.
+static void read_metadata(tc_heif_decoder *decoder) {
+    struct heif_image_handle *handle = decoder->primary;
+    int count = heif_image_handle_get_number_of_metadata_blocks(handle, NULL);
+    if (count <= 0) return;
+    if (count > 64) count = 64;
+    heif_item_id ids[64];
+    count = heif_image_handle_get_list_of_metadata_block_IDs(handle, NULL, ids, count);
+    for (int i = 0; i < count; i++) {
+        const char *type = heif_image_handle_get_metadata_type(handle, ids[i]);
+        const char *content = heif_image_handle_get_metadata_content_type(handle, ids[i]);
+        int is_exif = type && strcmp(type, "Exif") == 0;
+        int is_xmp = type && strcmp(type, "mime") == 0 && content && strcmp(content, "application/rdf+xml") == 0;
+        if ((is_exif && decoder->exif) || (is_xmp && decoder->xmp) || (!is_exif && !is_xmp)) continue;
+        size_t size = heif_image_handle_get_metadata_size(handle, ids[i]);
+        if (size == 0 || size > (64u << 20)) continue;
+        uint8_t *bytes = malloc(size);
+        if (!bytes) continue;
+        if (heif_image_handle_get_metadata(handle, ids[i], bytes).code != heif_error_Ok) {
+            free(bytes);
+            continue;
+        }
+        if (is_xmp) {
+            decoder->xmp = bytes;
+            decoder->xmp_size = size;
+            continue;
+        }
+        // ISO/IEC 23008-12 A.2.1: a big-endian offset from after these 4 bytes to the TIFF header.
+        if (size < 4) {
+            free(bytes);
+            continue;
+        }
+        size_t offset = ((size_t)bytes[0] << 24) | ((size_t)bytes[1] << 16) | ((size_t)bytes[2] << 8) | bytes[3];
+        if (offset > size - 4) {
+            free(bytes);
+            continue;
+        }
+        decoder->exif = bytes;
+        decoder->exif_offset = 4 + offset;
+        decoder->exif_size = size - decoder->exif_offset;
+    }
+}
+
+/// The largest thumbnail with the primary's alpha and aspect ratio (libvips also refuses thumbnails that do not
+/// match: some encoders wrote broken ones).
+static void choose_thumbnail(tc_heif_decoder *decoder, int width, int height, int has_alpha) {
+    int count = heif_image_handle_get_number_of_thumbnails(decoder->primary);
+    if (count <= 0) return;
+    if (count > 16) count = 16;
+    heif_item_id ids[16];
+    count = heif_image_handle_get_list_of_thumbnail_IDs(decoder->primary, ids, count);
+    int best_width = 0;
+    for (int i = 0; i < count; i++) {
+        struct heif_image_handle *thumbnail = NULL;
+        if (heif_image_handle_get_thumbnail(decoder->primary, ids[i], &thumbnail).code != heif_error_Ok) continue;
+        int tw = heif_image_handle_get_width(thumbnail), th = heif_image_handle_get_height(thumbnail);
+        int usable = tw > 0 && th > 0 && tw < width
+            && (heif_image_handle_has_alpha_channel(thumbnail) != 0) == (has_alpha != 0)
+            && fabs((double)tw / th - (double)width / height) <= 0.02 * (double)width / height;
+        if (usable && tw > best_width) {
+            if (decoder->thumbnail) heif_image_handle_release(decoder->thumbnail);
+            decoder->thumbnail = thumbnail;
+            best_width = tw;
+        } else {
+            heif_image_handle_release(thumbnail);
+        }
+    }
+}
+
+tc_status tc_heif_read_header(tc_heif_decoder *decoder, tc_heif_header *header) {
+    memset(header, 0, sizeof *header);
+    struct heif_error error = heif_context_read_from_memory_without_copy(decoder->context, decoder->data,
+                                                                        decoder->size, NULL);
+    if (error.code != heif_error_Ok) return fail(decoder, error);
+    error = heif_context_get_primary_image_handle(decoder->context, &decoder->primary);
+    if (error.code != heif_error_Ok) return fail(decoder, error);
+    header->width = heif_image_handle_get_width(decoder->primary);
+    header->height = heif_image_handle_get_height(decoder->primary);
+    header->has_alpha = heif_image_handle_has_alpha_channel(decoder->primary) != 0;
+    header->luma_bits = heif_image_handle_get_luma_bits_per_pixel(decoder->primary);
+    if (header->width <= 0 || header->height <= 0) return TC_OK;  // the caller refuses a zero size
+    read_colour(decoder);
+    read_metadata(decoder);
+    choose_thumbnail(decoder, header->width, header->height, header->has_alpha);
+    if (decoder->thumbnail) {
+        header->thumbnail_width = heif_image_handle_get_width(decoder->thumbnail);
+        header->thumbnail_height = heif_image_handle_get_height(decoder->thumbnail);
+    }
+    return TC_OK;
+}
+
+const uint8_t *tc_heif_icc(const tc_heif_decoder *decoder, size_t *length) {
+    *length = decoder->icc_size;
+    return decoder->icc_size ? decoder->icc : NULL;
+}
+
+const uint8_t *tc_heif_exif(const tc_heif_decoder *decoder, size_t *length) {
+    *length = decoder->exif_size;
+    return decoder->exif_size ? decoder->exif + decoder->exif_offset : NULL;
+}
+
+const uint8_t *tc_heif_xmp(const tc_heif_decoder *decoder, size_t *length) {
+    *length = decoder->xmp_size;
+    return decoder->xmp_size ? decoder->xmp : NULL;
+}
+
+tc_status tc_heif_decode(tc_heif_decoder *decoder, int use_thumbnail, int channels, int *width, int *height,
+                         const uint8_t **pixels, size_t *stride) {
+    struct heif_image_handle *handle = use_thumbnail && decoder->thumbnail ? decoder->thumbnail : decoder->primary;
+    if (!handle || decoder->image) {
+        snprintf(decoder->message, sizeof decoder->message, "header not read, or decoded already");
+        return TC_CORRUPT;
+    }
+    struct heif_decoding_options *options = heif_decoding_options_alloc();
+    if (!options) return TC_NO_MEMORY;
+    // Transformations (irot, imir, clap) applied: the pixels come out upright, so no Exif orientation applies.
+    options->ignore_transformations = 0;
+    options->convert_hdr_to_8bit = 1;
+    struct heif_error error = heif_decode_image(handle, &decoder->image, heif_colorspace_RGB,
+                                                channels == 4 ? heif_chroma_interleaved_RGBA : heif_chroma_interleaved_RGB,
+                                                options);
+    heif_decoding_options_free(options);
+    if (error.code != heif_error_Ok) {
+        decoder->image = NULL;
+        return fail(decoder, error);
+    }
+    int row_bytes = 0;
+    const uint8_t *plane = heif_image_get_plane_readonly(decoder->image, heif_channel_interleaved, &row_bytes);
+    int bits = heif_image_get_bits_per_pixel_range(decoder->image, heif_channel_interleaved);
+    if (!plane || bits != 8) {
+        snprintf(decoder->message, sizeof decoder->message, "libheif gave no 8-bit interleaved plane");
+        return TC_UNSUPPORTED;
+    }
+    *width = heif_image_get_width(decoder->image, heif_channel_interleaved);
+    *height = heif_image_get_height(decoder->image, heif_channel_interleaved);
+    *pixels = plane;
+    *stride = (size_t)row_bytes;
+    return TC_OK;
+}

@@ -1,0 +1,74 @@
+// C glue for HEIC/HEIF (libheif, HEVC through libde265) and JPEG XL (libjxl). Same conventions as
+// CWebpGifAvifGlue: decoders point into the caller's bytes, every call returns a tc_status and leaves a
+// message in the decoder on failure, no global state, never an abort on bad input.
+#ifndef THUMBCACHE_HEIF_JXL_H
+#define THUMBCACHE_HEIF_JXL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "CJpegPngGlue.h"
+
+// MARK: HEIF
+
+typedef struct tc_heif_decoder tc_heif_decoder;
+
+typedef struct {
+    int width, height;                  // the primary image as displayed: irot/imir/clap applied by libheif
+    int has_alpha;
+    int luma_bits;                      // 8, 10, 12 (-1 when the file does not say)
+    int thumbnail_width, thumbnail_height;  // the largest usable embedded thumbnail, 0 x 0 when none
+} tc_heif_header;
+
+/// Wraps `data` (not copied; it must outlive the decoder). `max_side` becomes libheif's maximum image size
+/// limit (per side). Returns NULL only when out of memory.
+tc_heif_decoder *tc_heif_decoder_create(const uint8_t *data, size_t size, int max_side);
+void tc_heif_decoder_destroy(tc_heif_decoder *decoder);
+const char *tc_heif_message(const tc_heif_decoder *decoder);
+/// Parses the boxes and the primary image's properties; no pixel memory. A thumbnail is offered only when it has
+/// the primary's aspect ratio (within 2%) and alpha.
+tc_status tc_heif_read_header(tc_heif_decoder *decoder, tc_heif_header *header);
+/// The ICC profile (a 'prof'/'rICC' colr box, or one made with LittleCMS for an nclx box whose primaries are not
+/// sRGB's), the Exif TIFF block (its offset skipped) and the XMP packet, owned by the decoder, or NULL.
+const uint8_t *tc_heif_icc(const tc_heif_decoder *decoder, size_t *length);
+const uint8_t *tc_heif_exif(const tc_heif_decoder *decoder, size_t *length);
+const uint8_t *tc_heif_xmp(const tc_heif_decoder *decoder, size_t *length);
+/// Decodes the primary image (or, with `use_thumbnail`, the thumbnail the header offered) to 8-bit interleaved
+/// RGB (channels 3) or RGBA (4), transforms applied. The pixels stay owned by the decoder until it is destroyed.
+tc_status tc_heif_decode(tc_heif_decoder *decoder, int use_thumbnail, int channels, int *width, int *height,
+                         const uint8_t **pixels, size_t *stride);
+
+// MARK: JPEG XL
+
+typedef struct tc_jxl_decoder tc_jxl_decoder;
+
+typedef struct {
+    int width, height;                  // as displayed: libjxl applies the codestream's orientation
+    int bits_per_sample;
+    int has_alpha;
+    int is_grey;
+    int have_animation;
+    int uses_original_profile;          // 0: XYB (lossy), decoded straight to sRGB
+    int orientation;                    // the codestream's (1-8), already applied to the pixels
+} tc_jxl_header;
+
+tc_jxl_decoder *tc_jxl_decoder_create(const uint8_t *data, size_t size);
+void tc_jxl_decoder_destroy(tc_jxl_decoder *decoder);
+const char *tc_jxl_message(const tc_jxl_decoder *decoder);
+/// Reads the basic info, the colour encoding and the Exif and XMP boxes; no pixel memory.
+tc_status tc_jxl_read_header(tc_jxl_decoder *decoder, tc_jxl_header *header);
+/// The ICC profile of the decoded pixels when they are not sRGB (an original-profile image in another space),
+/// the Exif TIFF block and the XMP packet (owned by the decoder), or NULL.
+const uint8_t *tc_jxl_icc(const tc_jxl_decoder *decoder, size_t *length);
+const uint8_t *tc_jxl_exif(const tc_jxl_decoder *decoder, size_t *length);
+const uint8_t *tc_jxl_xmp(const tc_jxl_decoder *decoder, size_t *length);
+/// Decodes the first frame to 8-bit RGB (3) or RGBA (4) rows `stride` bytes apart (grey and 16-bit inputs
+/// converted, orientation applied, XYB images rendered as sRGB).
+tc_status tc_jxl_decode(tc_jxl_decoder *decoder, int channels, uint8_t *out, size_t stride);
+
+/// Lossy JPEG XL at `distance` (butteraugli; the caller maps quality), `effort` 1-9, one thread. Channels 1-4
+/// (grey, grey+alpha, RGB, RGBA). `metadata` (may be NULL) becomes the ICC profile (else sRGB is declared) and
+/// the Exif and "xml " boxes of a container.
+tc_status tc_jxl_encode(const uint8_t *pixels, int width, int height, size_t stride, int channels,
+                        float distance, int effort, const tc_metadata *metadata, tc_encoded *out);
+
+#endif

@@ -1,0 +1,62 @@
+import Foundation
+import OriginTestSupport
+import Testing
+@testable import ImageDecode
+
+/// `thumbcache thumbnail` and `get` with the formats of issue 32's HEIC and JPEG XL part.
+@Suite(.enabled(if: CLI.binary != nil, "thumbcache executable not built next to the tests"))
+struct HEICJXLCommandTests {
+    @Test func thumbnailReadsHEICAndJXLAndWritesJXL() throws {
+        let directory = try CLI.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        for input in ["heic/heif.heif", "heic/irot.heic", "jxl/8-bpp.jxl", "jxl/16-bpp-grayscale.jxl"] {
+            for format in ["jpeg", "jxl"] {
+                let output = directory.appendingPathComponent("out.\(format)")
+                let path = Fixtures.directory.appendingPathComponent(input).path
+                let run = try CLI.run(["thumbnail", path, "--size", "48", "--format", format, "-o", output.path])
+                #expect(run.status == 0, "\(input) → \(format): \(run.stderr)")
+                let info = try ImageDecoder.probe(Data(contentsOf: output))
+                #expect(info.format.rawValue == format && max(info.width, info.height) == 48, "\(input) → \(format)")
+            }
+        }
+        // The -o extension chooses JPEG XL; a rotated HEIC stays upright (portrait).
+        let output = directory.appendingPathComponent("rotated.jxl")
+        let run = try CLI.run(["thumbnail", Fixtures.directory.appendingPathComponent("heic/irot.heic").path, "--size", "40",
+                               "-o", output.path])
+        let info = try ImageDecoder.probe(Data(contentsOf: output))
+        #expect(run.status == 0 && info.format == .jxl && info.height == 40 && info.width < 40, "\(run.stderr)")
+    }
+
+    @Test func refusedHEICAndJXLInputsGiveOneLineEach() throws {
+        let directory = try CLI.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        for (name, source) in [("cut.heic", "heic/heif.heif"), ("cut.jxl", "jxl/8-bpp.jxl")] {
+            let data = try Data(contentsOf: Fixtures.directory.appendingPathComponent(source))
+            try data.prefix(data.count / 2).write(to: directory.appendingPathComponent(name))
+        }
+        let run = try CLI.run(["thumbnail", directory.appendingPathComponent("cut.heic").path,
+                               directory.appendingPathComponent("cut.jxl").path, "--size", "32", "--output-dir", directory.path])
+        let lines = run.stderr.split(separator: "\n")
+        #expect(run.status == 1 && lines.count == 2, "\(run.stderr)")
+        #expect(lines.allSatisfy { $0.contains("truncated") }, "\(run.stderr)")
+    }
+
+    @Test func getFetchesHEICAndJXLOriginals() throws {
+        let directory = try CLI.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let server = try OriginServer()
+        defer { server.shutdown() }
+        for (path, file) in [("/photo.heic", "heic/heif.heif"), ("/photo.jxl", "jxl/8-bpp.jxl")] {
+            let body = try Data(contentsOf: Fixtures.directory.appendingPathComponent(file))
+            server.route(path) { _ in .respond(status: 200, headers: [("Cache-Control", "max-age=60")], body: body) }
+        }
+        let cache = ["--cache-dir", directory.appendingPathComponent("cache").path]
+        for (path, format) in [("/photo.heic", "jpeg"), ("/photo.jxl", "jxl")] {
+            let output = directory.appendingPathComponent("got.\(format)")
+            let run = try CLI.run(["get", server.url(path), "--size", "64", "--format", format, "-o", output.path] + cache)
+            #expect(run.status == 0, "\(path): \(run.stderr)")
+            let info = try ImageDecoder.probe(Data(contentsOf: output))
+            #expect(info.format.rawValue == format && max(info.width, info.height) == 64, "\(path)")
+        }
+    }
+}
