@@ -58,7 +58,10 @@ let package = Package(
         // libwebp-dev beside libwebpdemux) are linked here by name.
         .target(name: "CWebpGifAvifGlue", dependencies: ["CJpegPngGlue", "CWebP", "CGIF", "CAVIF"],
                 linkerSettings: [.linkedLibrary("gif"), .linkedLibrary("webpmux")]),
-        .target(name: "ImageDecode", dependencies: ["CJpegPngGlue", "CWebpGifAvifGlue"]),
+        // TIFF (libtiff 4.5): read from memory, errors into the decoder's message; BMP and ICO are read in Swift.
+        .systemLibrary(name: "CTIFF", pkgConfig: "libtiff-4", providers: [.apt(["libtiff-dev"]), .brew(["libtiff"])]),
+        .target(name: "CTiffGlue", dependencies: ["CJpegPngGlue", "CTIFF"]),
+        .target(name: "ImageDecode", dependencies: ["CJpegPngGlue", "CWebpGifAvifGlue", "CTiffGlue"]),
         .testTarget(name: "ImageDecodeTests", dependencies: ["ImageDecode", "SeededRandom", "BombTestSupport"],
                     exclude: ["Fixtures"]),
         // Resource bombs for the tests, crafted in memory (PNG chunks through zlib, JPEG markers by hand), and

@@ -107,16 +107,16 @@ public enum ImageFormat: String, Sendable, CaseIterable {
     /// Whether sources in this format can be read. A format is added here when its decoder lands.
     public var isDecodable: Bool {
         switch self {
-        case .jpeg, .png, .webp, .gif, .avif: true
-        case .heic, .jxl, .tiff, .bmp, .ico, .svg: false
+        case .jpeg, .png, .webp, .gif, .avif, .tiff, .bmp, .ico: true
+        case .heic, .jxl, .svg: false
         }
     }
 
     /// Whether thumbnails can be written in this format. A format is added here when its encoder lands.
     public var isEncodable: Bool {
         switch self {
-        case .jpeg, .png, .webp, .avif: true
-        case .gif, .heic, .jxl, .tiff, .bmp, .ico, .svg: false
+        case .jpeg, .png, .webp, .avif, .tiff, .bmp, .ico: true
+        case .gif, .heic, .jxl, .svg: false
         }
     }
 

@@ -80,7 +80,10 @@ public enum ImageDecoder {
                     case .webp: try WebPDecoder(bytes)
                     case .gif: try GIFDecoder(bytes)
                     case .avif: try AVIFDecoder(bytes, maxPixels: maxPixels)
-                    case .heic, .jxl, .tiff, .bmp, .ico, .svg: throw ImageDecodeError.notReadable(format)
+                    case .tiff: try TIFFDecoder(bytes, memoryLimit: maxMemory)
+                    case .bmp: try BMPDecoder(bytes)
+                    case .ico: try ICODecoder(bytes)
+                    case .heic, .jxl, .svg: throw ImageDecodeError.notReadable(format)
                     }
                     return .success(try run(decoder, maxPixels: maxPixels, body))
                 } catch {
@@ -102,9 +105,10 @@ public enum ImageDecoder {
             switch format {
             case .jpeg: decoder = try JPEGDecoder(file: file, memoryLimit: maxMemory)
             case .png: decoder = try PNGDecoder(file: file)
-            case .heic, .jxl, .tiff, .bmp, .ico, .svg: throw .notReadable(format)
-            case .webp, .gif, .avif:
-                // libwebp, our GIF reader and libavif take the file whole: it is read into memory.
+            case .heic, .jxl, .svg: throw .notReadable(format)
+            case .webp, .gif, .avif, .tiff, .bmp, .ico:
+                // libwebp, our GIF reader, libavif and libtiff (its directories may be anywhere in the file) take the
+                // file whole, and bottom-up BMP rows are read last to first: it is read into memory.
                 return try withDecoder(for: .data(readAll(file, path: path)), maxPixels: maxPixels, maxMemory: maxMemory, body)
             }
             return try run(decoder, maxPixels: maxPixels, body)

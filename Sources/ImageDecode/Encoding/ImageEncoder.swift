@@ -15,7 +15,7 @@ public enum ImageEncoder {
     }
 
     /// Encodes `image` as `format`. `quality` (1-100; nil: `defaultQuality(for: format)`) applies to JPEG, WebP and
-    /// AVIF; PNG is lossless. RGBA keeps its alpha except in JPEG, where it is flattened onto white.
+    /// AVIF; PNG, TIFF (deflate), BMP and ICO (a PNG inside, at most 256 px a side) are lossless. RGBA keeps its alpha except in JPEG, where it is flattened onto white.
     /// `grey`: every pixel is neutral (R = G = B; `PixelBuffer.isNeutral`), so JPEG writes one component, PNG grey or
     /// grey+alpha and AVIF 4:0:0; WebP has no grey layout and writes RGB(A). `metadata` is written as it is given.
     public static func encode(_ image: PixelBuffer, as format: ImageFormat, quality: Int? = nil, grey: Bool = false,
@@ -26,7 +26,10 @@ public enum ImageEncoder {
         case .png: try PNGEncoder.encode(image, grey: grey, metadata: metadata)
         case .webp: try WebPEncoder.encode(image, quality: quality, metadata: metadata)
         case .avif: try AVIFEncoder.encode(image, quality: quality, grey: grey, metadata: metadata)
-        case .gif, .heic, .jxl, .tiff, .bmp, .ico, .svg: throw .invalidRequest(unwritable(format))
+        case .tiff: try TIFFEncoder.encode(image, grey: grey, metadata: metadata)
+        case .bmp: try BMPEncoder.encode(image, grey: grey)
+        case .ico: try ICOEncoder.encode(image, grey: grey, metadata: metadata)
+        case .gif, .heic, .jxl, .svg: throw .invalidRequest(unwritable(format))
         }
     }
 
