@@ -39,7 +39,7 @@ final class TIFFDecoder: RowDecoder {
     deinit { tc_tiff_decoder_destroy(handle) }
 
     /// The reduced-resolution level to read at `shrink` (-1: the page itself): the smallest one that is still at least
-    /// the size the caller reduces to, so the resampler always has real pixels to filter.
+    /// the size the caller reduces to, so the resampler always has real pixels to filter (vips picks the same).
     private func level(shrink: Double) -> Int {
         let levels = withUnsafeBytes(of: header.level_width) { Array($0.bindMemory(to: Int32.self)) }
         let heights = withUnsafeBytes(of: header.level_height) { Array($0.bindMemory(to: Int32.self)) }
@@ -47,7 +47,9 @@ final class TIFFDecoder: RowDecoder {
         var chosenWidth = info.width
         for index in 0..<Int(header.level_count) {
             let width = Int(levels[index]), height = Int(heights[index])
-            guard Double(width) * shrink >= Double(info.width) - 0.5, Double(height) * shrink >= Double(info.height) - 0.5,
+            // A level halves with rounding down (171 rows become 85): it is enough when it has the rows the caller
+            // keeps, rounded down too.
+            guard width >= Int(Double(info.width) / shrink), height >= Int(Double(info.height) / shrink),
                   width < chosenWidth else { continue }
             chosen = index
             chosenWidth = width
