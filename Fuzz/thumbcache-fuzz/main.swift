@@ -1,7 +1,7 @@
 // Seeded mutation fuzzer for ImageDecode. Every iteration's input is a pure function of
 // (seed, iteration), so any crash can be replayed with `--replay N`.
 //
-//   thumbcache-fuzz [--seed S] [--seconds T] [--max-size BYTES] [--only jpeg,png,webp,gif,avif] [--replay N] SEED_DIR...
+//   thumbcache-fuzz [--seed S] [--seconds T] [--max-size BYTES] [--only jpeg,png,webp,gif,avif,tiff,bmp,ico] [--replay N] SEED_DIR...
 import Foundation
 import ImageDecode
 import SeededRandom
@@ -82,7 +82,7 @@ var seeds: [[UInt8]] = []
 for directory in directories {
     let enumerator = FileManager.default.enumerator(atPath: directory)
     while let name = enumerator?.nextObject() as? String {
-        guard [".png", ".jpg", ".webp", ".gif", ".avif", ".avifs"].contains(where: name.hasSuffix) else { continue }
+        guard (ImageFormat.decodable.flatMap(\.fileExtensions) + ["avifs"]).contains(where: { name.hasSuffix("." + $0) }) else { continue }
         if let data = FileManager.default.contents(atPath: directory + "/" + name), data.count <= maxSize,
            let format = ImageFormat.sniff(data), formats.contains(format) {
             seeds.append([UInt8](data))
@@ -106,7 +106,7 @@ while true {
     let input = mutate(seeds[Int.random(in: 0..<seeds.count, using: &rng)], &rng)
     let request = ThumbnailRequest(size: Int.random(in: 1...300, using: &rng),
                                    fit: Bool.random(using: &rng) ? .contain : .cover,
-                                   format: [nil, nil, .jpeg, .png, .webp, .avif].randomElement(using: &rng)!,
+                                   format: [nil, nil, .jpeg, .png, .webp, .avif, .tiff, .bmp, .ico].randomElement(using: &rng)!,
                                    maxPixels: 4_000_000)
     let begin = Date()
     let fromMemory = Result { () throws(ImageDecodeError) in try thumbnailer.makeThumbnail(from: Data(input), request).data }

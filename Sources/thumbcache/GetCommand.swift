@@ -49,7 +49,7 @@ struct GetCommand: AsyncParsableCommand {
         discussion: "A regular file is replaced atomically; a device or FIFO is written in place."))
     var output: String?
 
-    @Option(help: "jpeg, png, webp or avif (default: from the -o extension, else jpeg, or png when the image has transparency).")
+    @Option(help: "\(ImageFormat.names(ImageFormat.encodable)) (default: from the -o extension, else jpeg, or png when the image has transparency).")
     var format: ImageFormat?
 
     @OptionGroup var cache: CacheOptions

@@ -16,7 +16,7 @@ struct ServeCommand: AsyncParsableCommand {
 
             Short grammar: \
             <source> is the source URL as base64url without padding; <size> the longest side (contain) or the \
-            square's side (cover), 1 to --max-size; <fit> contain or cover; .<format> jpeg, png, webp or avif. \
+            square's side (cover), 1 to --max-size; <fit> contain or cover; .<format> \(ImageFormat.names(ImageFormat.encodable)). \
             Without .<format> the request's Accept chooses (answered with Vary: Accept): avif if it names \
             image/avif, else webp if it names image/webp (a wildcard such as */* names neither), else jpeg, png \
             when the image has transparency; a negotiated webp or avif more than 3% larger than that default format's \

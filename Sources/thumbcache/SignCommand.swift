@@ -28,7 +28,7 @@ struct SignCommand: AsyncParsableCommand {
     @Option(help: "contain or cover (default: contain).")
     var fit: FitMode = .contain
 
-    @Option(help: "jpeg, png, webp or avif (default: the server chooses from the Accept header).")
+    @Option(help: "\(ImageFormat.names(ImageFormat.encodable)) (default: the server chooses from the Accept header).")
     var format: ImageFormat?
 
     @OptionGroup var signing: SigningOptions

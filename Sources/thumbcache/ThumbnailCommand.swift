@@ -10,11 +10,11 @@ extension FitMode: ExpressibleByArgument {}
 struct ThumbnailCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "thumbnail",
-        abstract: "Make thumbnails of JPEG, PNG, WebP, GIF or AVIF files.",
+        abstract: "Make thumbnails of image files (\(ImageFormat.names(ImageFormat.decodable))).",
         discussion: """
-            Decodes each INPUT (JPEG, PNG, WebP, GIF or AVIF; of an animation, the first frame), applies its orientation, resizes it with \
+            Decodes each INPUT (\(ImageFormat.names(ImageFormat.decodable)); of an animation or a multi-page TIFF, the first frame), applies its orientation, resizes it with \
             Lanczos3 so it fits in SIZE x SIZE (or covers it, with --fit cover), converts an embedded \
-            ICC profile to sRGB and encodes it as JPEG, PNG, WebP or AVIF (sRGB, the EXIF copyright kept by default). \
+            ICC profile to sRGB and encodes it as \(ImageFormat.names(ImageFormat.encodable)) (sRGB, the EXIF copyright kept by default). \
             Images are never enlarged. An output that is a regular file is replaced atomically; a device or \
             FIFO is written in place.
 
@@ -45,7 +45,7 @@ struct ThumbnailCommand: ParsableCommand {
     @Option(help: "Directory for outputs, named after each input (for several inputs).")
     var outputDir: String?
 
-    @Option(help: "Output format: jpeg, png, webp or avif (default: from the -o extension, else jpeg, or png when the source has transparency); an -o extension of a format not written (.gif) is a usage error.")
+    @Option(help: "Output format: \(ImageFormat.names(ImageFormat.encodable)) (default: from the -o extension, else jpeg, or png when the source has transparency); an -o extension of a format not written (.gif) is a usage error.")
     var format: ImageFormat?
 
     @Option(help: "contain (fit inside the box) or cover (fill the box, centre-crop).")
