@@ -10,8 +10,9 @@ public struct ImageInfo: Sendable, Equatable {
     /// The description of the embedded ICC profile (e.g. "Adobe RGB (1998)"), nil when there is none
     /// (or LittleCMS cannot read it, in which case it is ignored).
     public var colorProfile: String?
-    /// Frames in an animation or image sequence, where the header says (WebP, AVIF); nil when it does
-    /// not (JPEG, PNG, and GIF, whose frames can only be counted by reading them all). Only the first is decoded.
+    /// Frames in an animation or image sequence, where the header says (WebP, AVIF), or a TIFF's pages (its
+    /// reduced-resolution levels not counted); nil when it does not (JPEG, PNG, BMP, ICO, and GIF, whose frames can
+    /// only be counted by reading them all). Only the first is decoded.
     public var frameCount: Int?
     /// One grey channel as stored (grey JPEG, grey or grey+alpha PNG at any bit depth, 4:0:0 AVIF): the rows are
     /// still delivered as RGB(A), and the encoders write one channel again where the format can (`ImageEncoder`).
