@@ -5,7 +5,7 @@ set -eu
 cd "$(dirname "$0")/.."
 seconds=${1:-600}
 seed=${2:-1}
-only=${3:-jpeg,png,webp,gif,avif,heic,jxl}
+only=${3:-jpeg,png,webp,gif,avif,heic,jxl,tiff,bmp,ico}
 swift build -c release --sanitize=address --scratch-path .build-fuzz --product thumbcache-fuzz
 corpus=${THUMBCACHE_CORPUS:-../shared/corpus}
 dirs=Tests/ImageDecodeTests/Fixtures

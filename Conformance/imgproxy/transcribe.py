@@ -625,9 +625,15 @@ def matrix_tests():
         source, target, name = path.split("/")[-3:]
         name = name[:-len(".hash")]
         folder = folders.get(source, source)
+        expect = {"status": 200, "format": target, "hash_skipped": "imgproxy pins a DCT hash computed by libvips (testutil/dct2.c); not reproduced here"}
+        note, needs = None, [f"source:{source}"]
+        if name == "4-bpp-grayscale.tiff":
+            needs.append(f"output:{target}")
+            # The file's last strip is cut short; libvips renders the rows that are there, serve refuses a truncated
+            # source as it refuses every truncated JPEG, PNG or GIF.
+            expect, note = {"status": 422, "imgproxy_status": 200}, "truncated TIFF (libtiff: not enough data at scanline 320): refused"
         add(file, f"TestMatrix/TestMatrix/{source}/{target}/{name}", f"/insecure/plain/local:///test-images/{folder}/{name}@{target}",
-            {"status": 200, "format": target, "hash_skipped": "imgproxy pins a DCT hash computed by libvips (testutil/dct2.c); not reproduced here"},
-            request={"needs": [f"source:{source}"]})
+            expect, request={"needs": needs}, note=note)
     write("matrix.json")
 
 
@@ -729,7 +735,8 @@ def handler_tests():
     add(file, t("TestPresetUsage"), "/unsafe/preset:default/plain/local:///geometry.png", {"status": 200, "body_differs_from_source": "geometry.png"},
         config={"presets": ["default=pixelate:10"]})
     add("integration_test/bmp_overflow_test.go", t("TestBMPUnsupportedBitDepthRejected"), "/unsafe/rs:fill:4:4/plain/local:///bmp-invalid-bpp.bmp",
-        {"status": 500}, note="a BMP declaring 40 bits per pixel: refused, not read past its rows")
+        {"status": 422, "imgproxy_status": 500}, note="a BMP declaring 40 bits per pixel: refused, not read past its rows "
+        "(serve answers an image it cannot read 422 bad_image, as for every unreadable source; imgproxy 500)")
     add("integration_test/svg_test.go", "TestSvgSuite/TestSvgSuite", "/insecure/plain/local:///{svgo-test-suite}/*.svg", {"status": 200, "format": "svg"},
         config={"svg_sanitize": True}, request={"needs": ["source:svg"]},
         note="imgproxy skips this test unless TEST_SVG_PATH holds the svgo test suite (not in its repository); SVGs in, sanitized SVGs out, pixel-identical")

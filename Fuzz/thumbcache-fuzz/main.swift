@@ -1,7 +1,7 @@
 // Seeded mutation fuzzer for ImageDecode. Every iteration's input is a pure function of
 // (seed, iteration), so any crash can be replayed with `--replay N`.
 //
-//   thumbcache-fuzz [--seed S] [--seconds T] [--max-size BYTES] [--only jpeg,png,webp,gif,avif,heic,jxl] [--replay N] SEED_DIR...
+//   thumbcache-fuzz [--seed S] [--seconds T] [--max-size BYTES] [--only jpeg,png,webp,gif,avif,heic,jxl,tiff,bmp,ico] [--replay N] SEED_DIR...
 import Foundation
 import ImageDecode
 import SeededRandom
@@ -69,7 +69,7 @@ var seeds: [[UInt8]] = []
 for directory in directories {
     let enumerator = FileManager.default.enumerator(atPath: directory)
     while let name = enumerator?.nextObject() as? String {
-        guard (ImageFormat.allCases.flatMap(\.fileExtensions) + ["avifs"]).contains(where: { name.hasSuffix("." + $0) }) else { continue }
+        guard (ImageFormat.decodable.flatMap(\.fileExtensions) + ["avifs"]).contains(where: { name.hasSuffix("." + $0) }) else { continue }
         if let data = FileManager.default.contents(atPath: directory + "/" + name), data.count <= maxSize,
            let format = ImageFormat.sniff(data), formats.contains(format) {
             seeds.append([UInt8](data))

@@ -107,16 +107,16 @@ public enum ImageFormat: String, Sendable, CaseIterable {
     /// Whether sources in this format can be read. A format is added here when its decoder lands.
     public var isDecodable: Bool {
         switch self {
-        case .jpeg, .png, .webp, .gif, .avif, .heic, .jxl: true
-        case .tiff, .bmp, .ico, .svg: false
+        case .jpeg, .png, .webp, .gif, .avif, .heic, .jxl, .tiff, .bmp, .ico: true
+        case .svg: false
         }
     }
 
     /// Whether thumbnails can be written in this format. A format is added here when its encoder lands.
     public var isEncodable: Bool {
         switch self {
-        case .jpeg, .png, .webp, .gif, .avif, .jxl: true
-        case .heic, .tiff, .bmp, .ico, .svg: false
+        case .jpeg, .png, .webp, .gif, .avif, .jxl, .tiff, .bmp, .ico: true
+        case .heic, .svg: false
         }
     }
 

@@ -10,9 +10,9 @@ extension FitMode: ExpressibleByArgument {}
 struct ThumbnailCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "thumbnail",
-        abstract: "Make thumbnails of \(ImageFormat.names(ImageFormat.decodable)) files.",
+        abstract: "Make thumbnails of image files (\(ImageFormat.names(ImageFormat.decodable))).",
         discussion: """
-            Decodes each INPUT (\(ImageFormat.names(ImageFormat.decodable)); of an animation, the first frame), applies its orientation, resizes it with \
+            Decodes each INPUT (\(ImageFormat.names(ImageFormat.decodable)); of an animation or a multi-page TIFF, the first frame), applies its orientation, resizes it with \
             Lanczos3 so it fits in SIZE x SIZE (or covers it, with --fit cover), converts an embedded \
             ICC profile to sRGB and encodes it as \(ImageFormat.names(ImageFormat.encodable)) (sRGB, the EXIF copyright kept by default). \
             Images are never enlarged. An output that is a regular file is replaced atomically; a device or \

@@ -82,7 +82,10 @@ public enum ImageDecoder {
                     case .avif: try AVIFDecoder(bytes, maxPixels: maxPixels)
                     case .heic: try HEICDecoder(bytes, maxPixels: maxPixels)
                     case .jxl: try JXLDecoder(bytes)
-                    case .tiff, .bmp, .ico, .svg: throw ImageDecodeError.notReadable(format)
+                    case .tiff: try TIFFDecoder(bytes, memoryLimit: maxMemory)
+                    case .bmp: try BMPDecoder(bytes)
+                    case .ico: try ICODecoder(bytes)
+                    case .svg: throw ImageDecodeError.notReadable(format)
                     }
                     return .success(try run(decoder, maxPixels: maxPixels, body))
                 } catch {
@@ -104,9 +107,10 @@ public enum ImageDecoder {
             switch format {
             case .jpeg: decoder = try JPEGDecoder(file: file, memoryLimit: maxMemory)
             case .png: decoder = try PNGDecoder(file: file)
-            case .tiff, .bmp, .ico, .svg: throw .notReadable(format)
-            case .webp, .gif, .avif, .heic, .jxl:
-                // libwebp, our GIF reader, libavif, libheif and libjxl take the file whole: it is read into memory.
+            case .svg: throw .notReadable(format)
+            case .webp, .gif, .avif, .heic, .jxl, .tiff, .bmp, .ico:
+                // libwebp, our GIF reader, libavif, libheif, libjxl and libtiff (its directories may be anywhere in the
+                // file) take the file whole, and bottom-up BMP rows are read last to first: it is read into memory.
                 return try withDecoder(for: .data(readAll(file, path: path)), maxPixels: maxPixels, maxMemory: maxMemory, body)
             }
             return try run(decoder, maxPixels: maxPixels, body)

@@ -11,7 +11,8 @@ public struct ImageInfo: Sendable, Equatable {
     /// (or LittleCMS cannot read it, in which case it is ignored).
     public var colorProfile: String?
     /// Frames in an animation or image sequence (WebP, AVIF from the header; GIF counted from its block structure,
-    /// without decoding); nil for formats that have none (JPEG, PNG).
+    /// without decoding), or a TIFF's pages (its reduced-resolution levels not counted; only the first is decoded);
+    /// nil for formats that have none (JPEG, PNG, BMP, ICO).
     public var frameCount: Int?
     /// One grey channel as stored (grey JPEG, grey or grey+alpha PNG at any bit depth, 4:0:0 AVIF): the rows are
     /// still delivered as RGB(A), and the encoders write one channel again where the format can (`ImageEncoder`).

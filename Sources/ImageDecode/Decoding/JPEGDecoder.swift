@@ -153,16 +153,7 @@ final class JPEGDecoder: RowDecoder {
         guard status == TC_OK else { throw ImageDecoder.error(status, message: tc_jpeg_message(handle)) }
     }
 
-    /// Naive ink-to-light conversion for CMYK files without a usable ICC profile, the same formula Pillow uses:
-    /// R = (255 - C)(255 - K) / 255. Inverted (Adobe) files store 255 - C, so R = C * K / 255.
     private func convertCMYK(_ cmyk: UnsafeBufferPointer<UInt8>, into rgb: UnsafeMutableBufferPointer<UInt8>) {
-        let flip: Int = invertedInk ? 0 : 255
-        for x in 0..<output.width {
-            let k = abs(flip - Int(cmyk[x * 4 + 3]))
-            for c in 0..<3 {
-                let ink = abs(flip - Int(cmyk[x * 4 + c]))
-                rgb[x * 3 + c] = UInt8((ink * k + 127) / 255)
-            }
-        }
+        NaiveCMYK.convert(cmyk.baseAddress!, into: rgb.baseAddress!, count: output.width, inverted: invertedInk)
     }
 }

@@ -55,14 +55,7 @@ enum WatermarkComposite {
         let plan = ProcessingPlan(sourceWidth: pixels.width, sourceHeight: pixels.height, geometry: geometry)
         let (w, h) = (max(1, plan.scaledWidth), max(1, plan.scaledHeight))
         if w == pixels.width && h == pixels.height { return pixels }
-        var resampler = Resampler(sourceWidth: pixels.width, sourceHeight: pixels.height, channels: pixels.channels,
-                                  resizedWidth: w, resizedHeight: h)
-        pixels.pixels.withUnsafeBufferPointer { all in
-            for row in 0..<pixels.height {
-                resampler.push(UnsafeBufferPointer(rebasing: all[row * pixels.rowBytes..<(row + 1) * pixels.rowBytes]))
-            }
-        }
-        return resampler.finish()
+        return pixels.resampled(width: w, height: h)
     }
 
     /// `tile` (RGBA) over `image` in `columns` × `rows`, where `source` maps a result pixel to a tile pixel (nil:

@@ -16,7 +16,8 @@ public enum ImageEncoder {
     }
 
     /// Encodes `image` as `format`. `quality` (1-100; nil: `defaultQuality(for: format)`) applies to JPEG, WebP and
-    /// AVIF; PNG and GIF (a palette per image, `GIFEncoder`) ignore it. RGBA keeps its alpha except in JPEG, where it is flattened onto white.
+    /// AVIF; PNG and GIF (a palette per image, `GIFEncoder`) ignore it, as do TIFF (deflate), BMP and ICO (a PNG inside,
+    /// at most 256 px a side), which are lossless. RGBA keeps its alpha except in JPEG, where it is flattened onto white.
     /// `grey`: every pixel is neutral (R = G = B; `PixelBuffer.isNeutral`), so JPEG writes one component, PNG grey or
     /// grey+alpha and AVIF 4:0:0; WebP has no grey layout and writes RGB(A). `metadata` is written as it is given.
     public static func encode(_ image: PixelBuffer, as format: ImageFormat, quality: Int? = nil, grey: Bool = false,
@@ -29,7 +30,10 @@ public enum ImageEncoder {
         case .avif: try AVIFEncoder.encode(image, quality: quality, grey: grey, metadata: metadata)
         case .gif: try GIFEncoder.encode(image)
         case .jxl: try JXLEncoder.encode(image, quality: quality, grey: grey, metadata: metadata)
-        case .heic, .tiff, .bmp, .ico, .svg: throw .invalidRequest(unwritable(format))
+        case .tiff: try TIFFEncoder.encode(image, grey: grey, metadata: metadata)
+        case .bmp: try BMPEncoder.encode(image, grey: grey)
+        case .ico: try ICOEncoder.encode(image, grey: grey, metadata: metadata)
+        case .heic, .svg: throw .invalidRequest(unwritable(format))
         }
     }
 
