@@ -58,7 +58,10 @@ let package = Package(
         // libwebp-dev beside libwebpdemux) are linked here by name.
         .target(name: "CWebpGifAvifGlue", dependencies: ["CJpegPngGlue", "CWebP", "CGIF", "CAVIF"],
                 linkerSettings: [.linkedLibrary("gif"), .linkedLibrary("webpmux")]),
-        .target(name: "ImageDecode", dependencies: ["CJpegPngGlue", "CWebpGifAvifGlue"]),
+        // SVG (librsvg on cairo; GLib's memory stream, no base URI: no external reference is ever loaded).
+        .systemLibrary(name: "CRSVG", pkgConfig: "librsvg-2.0", providers: [.apt(["librsvg2-dev"]), .brew(["librsvg"])]),
+        .target(name: "CSVGGlue", dependencies: ["CJpegPngGlue", "CRSVG"]),
+        .target(name: "ImageDecode", dependencies: ["CJpegPngGlue", "CWebpGifAvifGlue", "CSVGGlue"]),
         .testTarget(name: "ImageDecodeTests", dependencies: ["ImageDecode", "SeededRandom", "BombTestSupport"],
                     exclude: ["Fixtures"]),
         // Resource bombs for the tests, crafted in memory (PNG chunks through zlib, JPEG markers by hand), and

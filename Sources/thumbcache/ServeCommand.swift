@@ -16,7 +16,7 @@ struct ServeCommand: AsyncParsableCommand {
 
             Short grammar: \
             <source> is the source URL as base64url without padding; <size> the longest side (contain) or the \
-            square's side (cover), 1 to --max-size; <fit> contain or cover; .<format> jpeg, png, webp or avif. \
+            square's side (cover), 1 to --max-size; <fit> contain or cover; .<format> \(ImageFormat.names(ImageFormat.encodable)). \
             Without .<format> the request's Accept chooses (answered with Vary: Accept): avif if it names \
             image/avif, else webp if it names image/webp (a wildcard such as */* names neither), else jpeg, png \
             when the image has transparency; a negotiated webp or avif more than 3% larger than that default format's \
@@ -141,8 +141,18 @@ struct ServeCommand: AsyncParsableCommand {
         flag: "enforce-avif")))
     var enforceAvif = false
 
+    @Flag(help: ArgumentHelp(EnvironmentFallback.help(
+        "Processing URLs that name no format draw an SVG source (PNG, or the format negotiated from Accept) instead of answering the SVG itself, sanitised (imgproxy's IMGPROXY_ALWAYS_RASTERIZE_SVG). An SVG asked for as SVG (f:svg, @svg) is passed through either way.",
+        flag: "always-rasterize-svg")))
+    var alwaysRasterizeSvg = false
+
+    @Flag(help: ArgumentHelp(EnvironmentFallback.help(
+        "Answer an SVG passed through as it is, without removing scripts, event attributes and unsafe links first (imgproxy's IMGPROXY_SANITIZE_SVG=false). Only for sources you trust: their scripts run on your origin.",
+        flag: "no-sanitize-svg")))
+    var noSanitizeSvg = false
+
     @Option(help: ArgumentHelp(EnvironmentFallback.help(
-        "Sources in this format (jpg, png, webp, avif, gif) are answered unprocessed by every processing URL that keeps their format, a server-wide skip_processing (repeatable; the variable takes a comma list; imgproxy's IMGPROXY_SKIP_PROCESSING_FORMATS).",
+        "Sources in this format (\(ImageFormat.names(ImageFormat.decodable, imgproxyNames: true))) are answered unprocessed by every processing URL that keeps their format, a server-wide skip_processing (repeatable; the variable takes a comma list; imgproxy's IMGPROXY_SKIP_PROCESSING_FORMATS).",
         flag: "skip-processing-format"), valueName: "format"))
     var skipProcessingFormat: [String] = []
 
@@ -264,6 +274,8 @@ struct ServeCommand: AsyncParsableCommand {
         fetch.apply(to: &pipelineConfiguration)
         pipelineConfiguration.formatQuality = try encode.qualities()
         pipelineConfiguration.metadata = try encode.metadataPolicy()
+        pipelineConfiguration.alwaysRasterizeSVG = try EnvironmentFallback.flag(alwaysRasterizeSvg, flag: "always-rasterize-svg")
+        pipelineConfiguration.sanitizeSVG = try !EnvironmentFallback.flag(noSanitizeSvg, flag: "no-sanitize-svg")
         if let work = try EnvironmentFallback.value(maxEffectWork, flag: "max-effect-work", in: 1...Int.max) {
             pipelineConfiguration.maxEffectWork = work
         }

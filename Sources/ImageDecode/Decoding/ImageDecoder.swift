@@ -42,9 +42,10 @@ public enum ImageDecoder {
         try probe(.data(data))
     }
 
-    /// Reads the header only (for a file, only its first blocks are read).
-    public static func probe(_ input: EncodedImage) throws(ImageDecodeError) -> ImageInfo {
-        try withDecoder(for: input, maxPixels: Int.max) { decoder throws(ImageDecodeError) in decoder.info }
+    /// Reads the header only (for a file, only its first blocks are read). With `maxPixels`, the size the decode
+    /// under that limit will have: a vector source's is scaled down to fit it (`SVGDecoder`), a raster's refused.
+    public static func probe(_ input: EncodedImage, maxPixels: Int = .max) throws(ImageDecodeError) -> ImageInfo {
+        try withDecoder(for: input, maxPixels: maxPixels) { decoder throws(ImageDecodeError) in decoder.info }
     }
 
     /// Decodes the whole image at full size, without orientation applied. With `convertToSRGB`
@@ -80,7 +81,8 @@ public enum ImageDecoder {
                     case .webp: try WebPDecoder(bytes)
                     case .gif: try GIFDecoder(bytes)
                     case .avif: try AVIFDecoder(bytes, maxPixels: maxPixels)
-                    case .heic, .jxl, .tiff, .bmp, .ico, .svg: throw ImageDecodeError.notReadable(format)
+                    case .svg: try SVGDecoder(bytes, maxPixels: maxPixels)
+                    case .heic, .jxl, .tiff, .bmp, .ico: throw ImageDecodeError.notReadable(format)
                     }
                     return .success(try run(decoder, maxPixels: maxPixels, body))
                 } catch {
@@ -102,9 +104,9 @@ public enum ImageDecoder {
             switch format {
             case .jpeg: decoder = try JPEGDecoder(file: file, memoryLimit: maxMemory)
             case .png: decoder = try PNGDecoder(file: file)
-            case .heic, .jxl, .tiff, .bmp, .ico, .svg: throw .notReadable(format)
-            case .webp, .gif, .avif:
-                // libwebp, our GIF reader and libavif take the file whole: it is read into memory.
+            case .heic, .jxl, .tiff, .bmp, .ico: throw .notReadable(format)
+            case .webp, .gif, .avif, .svg:
+                // libwebp, our GIF reader, libavif and librsvg take the file whole: it is read into memory.
                 return try withDecoder(for: .data(readAll(file, path: path)), maxPixels: maxPixels, maxMemory: maxMemory, body)
             }
             return try run(decoder, maxPixels: maxPixels, body)
@@ -129,7 +131,8 @@ public enum ImageDecoder {
     ) throws(ImageDecodeError) -> Result {
         let info = decoder.info
         guard info.width > 0, info.height > 0 else { throw .corrupt("image has zero width or height") }
-        try checkPixels(width: info.width, height: info.height, maxPixels: maxPixels)
+        // A vector's decoder has fitted its size to the limit already (imgproxy checks no vector's declared size).
+        if !info.format.isVector { try checkPixels(width: info.width, height: info.height, maxPixels: maxPixels) }
         return try body(decoder)
     }
 

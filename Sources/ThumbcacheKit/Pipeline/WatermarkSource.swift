@@ -90,7 +90,7 @@ public enum WatermarkError: Error, Equatable, CustomStringConvertible {
             case .path(let path): "--watermark-path \(path)"
             case .url(let url): "--watermark-url \(HTTPLocation.redacting(url))"
             }
-            return "the watermark from \(named) cannot be used: \(reason); give a readable PNG, JPEG, WebP, GIF or AVIF, or remove the flag"
+            return "the watermark from \(named) cannot be used: \(reason); give a readable image (\(ImageFormat.names(ImageFormat.decodable))), or remove the flag"
         case let .badOpacity(opacity):
             return "--watermark-opacity \(opacity) is out of range: give a number above 0 and at most 1"
         }
