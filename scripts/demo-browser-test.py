@@ -117,7 +117,7 @@ try:
           f"the format select offers Accept and every written format ({choices})")
     formats_line = driver.find_element(By.ID, "formats").text
     check("svg" in formats_line and "avif" in formats_line, f"the page names the formats read and written ({formats_line})")
-    Select(driver.find_element(By.ID, "format")).select_by_value("webp")
+    Select(driver.find_element(By.ID, "format")).select_by_visible_text("webp")
     _, width, height, text = fetch(2)
     check(max(width, height) == size, f"image 2 as webp: {width}x{height} ({text})")
     values = driver.find_elements(By.CSS_SELECTOR, "#entry-values tr.value")

@@ -88,7 +88,7 @@ struct DemoPage: Sendable {
     }()
 
     /// One `<option>` per format thumbnails are written in.
-    static let formatOptions = ImageFormat.encodable.map { "<option>\($0.rawValue)</option>" }.joined()
+    static let formatOptions = ImageFormat.encodable.map { "<option value=\"\($0.rawValue)\">\($0.rawValue)</option>" }.joined()
 
     static let html = """
     <!doctype html>
