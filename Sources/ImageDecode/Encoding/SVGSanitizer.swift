@@ -150,10 +150,8 @@ public enum SVGSanitizer {
     struct Parser {
         var bytes: [UInt8]
         var index = 0
-        /// Whether the rules remove what they remove while reading (off: every element kept, `SVGTextBudget`).
-        let sanitizing: Bool
 
-        init(bytes: [UInt8], sanitizing: Bool = true) { (self.bytes, self.sanitizing) = (bytes, sanitizing) }
+        init(bytes: [UInt8]) { self.bytes = bytes }
 
         static func broken(_ why: String) -> ImageDecodeError { .corrupt("the SVG is not well-formed XML: \(why)") }
 
@@ -200,8 +198,7 @@ public enum SVGSanitizer {
                         sawRoot = true
                     }
                     // Inside a removed element everything is removed: its frame records nil.
-                    let kept = stack[stack.count - 1].attributes == nil ? nil
-                        : sanitizing ? SVGSanitizer.kept(name: name, attributes: attributes) : attributes
+                    let kept = stack[stack.count - 1].attributes == nil ? nil : SVGSanitizer.kept(name: name, attributes: attributes)
                     if selfClosing {
                         if let kept { stack[stack.count - 1].children.append(.element(name: name, attributes: kept, children: [])) }
                     } else {
