@@ -65,7 +65,10 @@ let package = Package(
         // TIFF (libtiff 4.5): read from memory, errors into the decoder's message; BMP and ICO are read in Swift.
         .systemLibrary(name: "CTIFF", pkgConfig: "libtiff-4", providers: [.apt(["libtiff-dev"]), .brew(["libtiff"])]),
         .target(name: "CTiffGlue", dependencies: ["CJpegPngGlue", "CTIFF"]),
-        .target(name: "ImageDecode", dependencies: ["CJpegPngGlue", "CWebpGifAvifGlue", "CHeifJxlGlue", "CTiffGlue"]),
+        // SVG (librsvg on cairo; GLib's memory stream, no base URI: no external reference is ever loaded).
+        .systemLibrary(name: "CRSVG", pkgConfig: "librsvg-2.0", providers: [.apt(["librsvg2-dev"]), .brew(["librsvg"])]),
+        .target(name: "CSVGGlue", dependencies: ["CJpegPngGlue", "CRSVG"]),
+        .target(name: "ImageDecode", dependencies: ["CJpegPngGlue", "CWebpGifAvifGlue", "CHeifJxlGlue", "CTiffGlue", "CSVGGlue"]),
         .testTarget(name: "ImageDecodeTests", dependencies: ["ImageDecode", "SeededRandom", "BombTestSupport"],
                     exclude: ["Fixtures"]),
         // Resource bombs for the tests, crafted in memory (PNG chunks through zlib, JPEG markers by hand), and

@@ -5,7 +5,9 @@ The first fetch of each image says network, the second memory; after "reset cach
 image's longest side is the requested size (the page asks for 256 px contain). After a fetch, the third panel
 shows the entry as the cache holds it: a 64-hex DiskLru key, at least three values with byte counts (metadata,
 original, the 256 px thumbnails) and journal lines naming the key; "reset cache" says what it purged and the
-panel then says the source is not cached. One error path: a source the origin answers 404 shows its error.
+panel then says the source is not cached. The format select lists the formats thumbnails are written in (from
+ImageFormat, as the page's line of formats); WebP chosen is what the entry then holds; the SVG sample is drawn at
+the requested size. One error path: a source the origin answers 404 shows its error.
 Usage: demo-browser-test.py http://127.0.0.1:PORT. Ends with "demo browser test: N passed, N failed".
 """
 import re
@@ -14,7 +16,7 @@ import sys
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
-from selenium.webdriver.support.ui import WebDriverWait
+from selenium.webdriver.support.ui import Select, WebDriverWait
 
 base = sys.argv[1]
 options = webdriver.ChromeOptions()
@@ -109,6 +111,23 @@ try:
         check(served == "network", f"image {slot}: after reset cache, from the network again ({text})")
         check(max(width, height) == size, f"image {slot}: {width}x{height} after the reset")
     check_entry(2)
+    # Formats: the select and the page's line come from ImageFormat.
+    choices = [o.get_attribute("value") for o in driver.find_elements(By.CSS_SELECTOR, "#format option")]
+    check(choices[:1] == [""] and {"jpeg", "png", "webp", "avif"} <= set(choices),
+          f"the format select offers Accept and every written format ({choices})")
+    formats_line = driver.find_element(By.ID, "formats").text
+    check("svg" in formats_line and "avif" in formats_line, f"the page names the formats read and written ({formats_line})")
+    Select(driver.find_element(By.ID, "format")).select_by_visible_text("webp")
+    _, width, height, text = fetch(2)
+    check(max(width, height) == size, f"image 2 as webp: {width}x{height} ({text})")
+    values = driver.find_elements(By.CSS_SELECTOR, "#entry-values tr.value")
+    details = " ".join(row.find_elements(By.TAG_NAME, "td")[3].text for row in values
+                       if row.find_elements(By.TAG_NAME, "td")[1].text == f"{size} px")
+    check(re.search(r"webp [0-9]+ B", details) is not None, f"the entry holds the webp thumbnail ({details})")
+    Select(driver.find_element(By.ID, "format")).select_by_value("")
+    driver.find_element(By.ID, "svg-sample").click()
+    served, width, height, text = fetch(1)
+    check(served == "network" and max(width, height) == size, f"the SVG sample is drawn at {width}x{height} ({text})")
     # An error path: a source the origin does not have.
     source = driver.find_element(By.ID, "src1")
     source.clear()

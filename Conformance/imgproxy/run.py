@@ -35,14 +35,13 @@ MISSING = {
     "setting:etag": "IMGPROXY_USE_ETAG (serve's ETag is its own and always on)",
     "setting:last_modified": "IMGPROXY_USE_LAST_MODIFIED (the origin's Last-Modified, If-Modified-Since relayed)",
     "setting:last_modified_buster": "IMGPROXY_LAST_MODIFIED_BUSTER",
-    "setting:svg_sanitize": "IMGPROXY_SANITIZE_SVG",
     "test-hook:redirect-all": "imgproxy's test hook sending every fetch to one local file (imagedata.RedirectAllRequestsTo)",
+    "test-data:svgo-test-suite": "the svgo test suite (imgproxy's TEST_SVG_PATH; not in its repository)",
     "imgproxy-internal": "a request: the test calls an imgproxy-internal Go function whose input no request can carry",
     # sources
-    "source:svg": "SVG sources",
     # outputs
     "output:grey16": "16-bit greyscale output", "output:rgb16": "16-bit RGB output",
-    "output:heic": "HEIC output", "output:svg": "SVG output",
+    "output:heic": "HEIC output",
 }
 # imgproxy Pro's features: never expected of serve.
 PRO = {"objects_position", "obj_pos", "op", "crop_objects", "c_obj", "blur_detections", "bd", "draw_detections", "dd",
@@ -68,6 +67,8 @@ SETTING_FLAGS = {  # imgproxy settings serve has, as serve's flags
     "path_prefix": lambda value: ["--path-prefix", value],
     "base64_url_includes_filename": lambda value: ["--base64-url-includes-filename"] if value else [],
     "trusted_signatures": lambda value: [a for sig in value for a in ("--trusted-signature", sig)],
+    "always_rasterize_svg": lambda value: ["--always-rasterize-svg"] if value else [],
+    "svg_sanitize": lambda value: [] if value else ["--no-sanitize-svg"],
 }
 NO_LOOPBACK = "(no --allow-loopback-sources)"
 # imgproxy's server test suite (testutil/servertest/suite.go) starts every processing and integration test with

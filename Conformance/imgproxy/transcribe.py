@@ -675,10 +675,12 @@ def handler_tests():
         config={"skip_processing_formats": ["png"]})
     add(file, t("TestSkipProcessingDifferentFormat"), "/unsafe/rs:fill:4:4/plain/local:///test1.png@jpg", {"status": 200, "format": "jpeg", "body_differs_from_source": "test1.png"},
         config={"skip_processing_formats": ["png"]})
-    add(file, t("TestSkipProcessingSVG"), "/unsafe/rs:fill:4:4/plain/local:///test1.svg", {"status": 200, "format": "svg"})
+    add(file, t("TestSkipProcessingSVG"), "/unsafe/rs:fill:4:4/plain/local:///test1.svg",
+        {"status": 200, "format": "svg", "body_equals_source": "test1.sanitized.svg"},
+        note="the answer is the source sanitised by imgproxy's default config: its testdata/test1.sanitized.svg")
     add(file, t("TestNotSkipProcessingSVGToJPG"), "/unsafe/rs:fill:4:4/plain/local:///test1.svg@jpg", {"status": 200, "format": "jpeg"})
-    add(file, t("TestErrorSavingToSVG"), "/unsafe/rs:fill:4:4/plain/local:///test1.png@svg", {"status": 400, "imgproxy_status": 422},
-        note="serve writes no SVG, so @svg is a bad argument when parsed (400 naming the option); imgproxy fails when saving (422)")
+    add(file, t("TestErrorSavingToSVG"), "/unsafe/rs:fill:4:4/plain/local:///test1.png@svg", {"status": 422},
+        note="svg is answered only by passing an SVG source through: a raster asked as svg fails when saving")
     cache = {"body": "test1.png", "headers": {"Cache-Control": "max-age=1234, public"}, "expires_in": 3600}
     add(file, t("TestCacheControlPassthroughCacheControl"), "/unsafe/rs:fill:4:4/plain/{origin:cc}", {"status": 200, "headers": {"Cache-Control": "max-age=1234, public", "Expires": None}},
         config={"cache_control_passthrough": True}, request={"origin": {"cc": cache}})
@@ -710,12 +712,13 @@ def handler_tests():
     add(file, t("TestLastModifiedBuster"), "/unsafe/rs:fill:4:4/plain/{origin:lm}", {"status": 200, "headers_present": ["Last-Modified"]},
         config={"last_modified": True, "last_modified_buster": "now"}, request={"origin": {"lm": lm}},
         note="Last-Modified becomes the buster's time when that is later than the origin's")
-    for name, options, accept, fmt in [("TestAlwaysRasterizeSvg", "rs:fill:40:40/", None, "png"),
-                                       ("TestAlwaysRasterizeSvgWithEnforceWebP", "", "image/webp", "webp"),
-                                       ("TestAlwaysRasterizeSvgDisabled", "", None, "svg"),
-                                       ("TestAlwaysRasterizeSvgWithFormat", "", None, "svg")]:
+    for name, options, accept, fmt, config in [
+            ("TestAlwaysRasterizeSvg", "rs:fill:40:40/", None, "png", {"always_rasterize_svg": True}),
+            ("TestAlwaysRasterizeSvgWithEnforceWebP", "", "image/webp", "webp", {"always_rasterize_svg": True, "enforce_webp": True}),
+            ("TestAlwaysRasterizeSvgDisabled", "", None, "svg", {"always_rasterize_svg": False, "enforce_webp": True}),
+            ("TestAlwaysRasterizeSvgWithFormat", "", None, "svg", {"always_rasterize_svg": True, "skip_processing_formats": ["svg"]})]:
         add(file, t(name), f"/unsafe/{options}plain/local:///test1.svg" + ("@svg" if name.endswith("WithFormat") else ""),
-            {"status": 200, "format": fmt}, request={"headers": {"Accept": accept}} if accept else None)
+            {"status": 200, "format": fmt}, config=config, request={"headers": {"Accept": accept}} if accept else None)
     add(file, t("TestMaxSrcFileSizeGlobal"), "/unsafe/rs:fill:4:4/plain/{origin:big}", {"status": 413, "imgproxy_status": 422},
         config={"max_src_file_size": 1}, request={"origin": {"big": {"body": "test1.png"}}},
         note="IMGPROXY_MAX_SRC_FILE_SIZE is serve's --max-download-size; serve answers 413 too_large (docs/serve.md), imgproxy 422")
@@ -738,7 +741,7 @@ def handler_tests():
         {"status": 422, "imgproxy_status": 500}, note="a BMP declaring 40 bits per pixel: refused, not read past its rows "
         "(serve answers an image it cannot read 422 bad_image, as for every unreadable source; imgproxy 500)")
     add("integration_test/svg_test.go", "TestSvgSuite/TestSvgSuite", "/insecure/plain/local:///{svgo-test-suite}/*.svg", {"status": 200, "format": "svg"},
-        config={"svg_sanitize": True}, request={"needs": ["source:svg"]},
+        config={"svg_sanitize": True}, request={"needs": ["source:svg", "test-data:svgo-test-suite"]},
         note="imgproxy skips this test unless TEST_SVG_PATH holds the svgo test suite (not in its repository); SVGs in, sanitized SVGs out, pixel-identical")
     write("integration.json")
 

@@ -1,7 +1,8 @@
 // Seeded mutation fuzzer for ImageDecode. Every iteration's input is a pure function of
 // (seed, iteration), so any crash can be replayed with `--replay N`.
 //
-//   thumbcache-fuzz [--seed S] [--seconds T] [--max-size BYTES] [--only jpeg,png,webp,gif,avif,heic,jxl,tiff,bmp,ico] [--replay N] SEED_DIR...
+//   thumbcache-fuzz [--seed S] [--seconds T] [--max-size BYTES] [--only jpeg,png,webp,gif,avif,heic,jxl,tiff,bmp,ico,svg] [--replay N] SEED_DIR...
+// (`--only` takes any readable format by any of its names, `ImageFormat(name:)`.)
 import Foundation
 import ImageDecode
 import SeededRandom
@@ -60,16 +61,18 @@ while let argument = arguments.popFirst() {
     case "--seconds": seconds = Double(arguments.popFirst()!)!
     case "--max-size": maxSize = Int(arguments.popFirst()!)!
     case "--replay": replay = Int(arguments.popFirst()!)!
-    case "--only": formats = Set(arguments.popFirst()!.split(separator: ",").map { ImageFormat(rawValue: String($0))! })
+    case "--only": formats = Set(arguments.popFirst()!.split(separator: ",").map { ImageFormat(name: $0)! })
     default: directories.append(argument)
     }
 }
 
+/// Every readable format's extensions (and AVIF sequences'): a format gaining a decoder gains its seeds.
+let seedSuffixes = ImageFormat.decodable.flatMap(\.fileExtensions).map { "." + $0 } + [".avifs"]
 var seeds: [[UInt8]] = []
 for directory in directories {
     let enumerator = FileManager.default.enumerator(atPath: directory)
     while let name = enumerator?.nextObject() as? String {
-        guard (ImageFormat.decodable.flatMap(\.fileExtensions) + ["avifs"]).contains(where: { name.hasSuffix("." + $0) }) else { continue }
+        guard seedSuffixes.contains(where: name.lowercased().hasSuffix) else { continue }
         if let data = FileManager.default.contents(atPath: directory + "/" + name), data.count <= maxSize,
            let format = ImageFormat.sniff(data), formats.contains(format) {
             seeds.append([UInt8](data))

@@ -107,10 +107,13 @@ public enum ImageFormat: String, Sendable, CaseIterable {
     /// Whether sources in this format can be read. A format is added here when its decoder lands.
     public var isDecodable: Bool {
         switch self {
-        case .jpeg, .png, .webp, .gif, .avif, .heic, .jxl, .tiff, .bmp, .ico: true
-        case .svg: false
+        case .jpeg, .png, .webp, .gif, .avif, .heic, .jxl, .tiff, .bmp, .ico, .svg: true
         }
     }
+
+    /// Drawn from a description at any size rather than stored as pixels: its declared size is never refused for
+    /// the pixel limit but scaled down to fit it, and it is rasterised at the size the plan needs (imgproxy's rule).
+    public var isVector: Bool { self == .svg }
 
     /// Whether thumbnails can be written in this format. A format is added here when its encoder lands.
     public var isEncodable: Bool {
@@ -120,8 +123,15 @@ public enum ImageFormat: String, Sendable, CaseIterable {
         }
     }
 
+    /// Whether an answer can be asked for in this format: one written from pixels (`isEncodable`), or SVG, which is
+    /// never drawn from pixels but answered by passing an SVG source through (sanitised); a raster source asked for
+    /// SVG is refused when rendered (imgproxy: 422). `f:`, an extension and `skp` are checked against this.
+    public var isAskable: Bool { isEncodable || isVector }
+
     /// The formats a thumbnail can be written in.
     public static let encodable: [ImageFormat] = allCases.filter(\.isEncodable)
+    /// The formats an answer can be asked for in (`isAskable`).
+    public static let askable: [ImageFormat] = allCases.filter(\.isAskable)
     /// The formats a source can be in.
     public static let decodable: [ImageFormat] = allCases.filter(\.isDecodable)
 

@@ -28,7 +28,8 @@ public struct Thumbnailer: Sendable {
     public func makeThumbnail(from input: EncodedImage, _ request: ThumbnailRequest,
                               cancellation: RenderCancellation? = nil) throws(ImageDecodeError) -> Thumbnail {
         try request.validate()
-        let info = try probe(input)
+        // Under the pixel limit: an SVG's size is the size it is drawn at (`SVGDecoder`).
+        let info = try ImageDecoder.probe(input, maxPixels: request.maxPixels)
         // A profile kept (`stripColorProfile` off) describes the stored values: they are left unconverted.
         let image = try PlanRenderer().render(from: input, plan: request.plan(for: info), limits: request.limits,
                                               convertToSRGB: request.convertToSRGB && !request.metadata.keepsProfile(of: info),
@@ -46,6 +47,7 @@ public struct Thumbnailer: Sendable {
     /// `overMemoryBudget` (or `tooLarge`) when `makeThumbnail` would refuse the source for it.
     public func workingMemory(for input: EncodedImage, _ request: ThumbnailRequest) throws(ImageDecodeError) -> Int {
         try request.validate()
-        return try PlanRenderer().workingMemory(for: input, plan: request.plan(for: probe(input)), limits: request.limits)
+        return try PlanRenderer().workingMemory(for: input, plan: request.plan(for: ImageDecoder.probe(input, maxPixels: request.maxPixels)),
+                                                limits: request.limits)
     }
 }

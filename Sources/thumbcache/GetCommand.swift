@@ -12,7 +12,7 @@ struct GetCommand: AsyncParsableCommand {
             URL is an http(s) URL, a file:// URL or a path. The original and its thumbnails are cached \
             with HTTP semantics: a fresh entry is served with no request, a stale one is revalidated \
             (If-None-Match / If-Modified-Since), a changed one is replaced. Thumbnails of the ladder sizes \
-            (64, 128, 256, 512, 1024) are stored in every format asked for (jpeg, png, webp, avif), so a later get \
+            (64, 128, 256, 512, 1024) are stored in every format asked for (\(ImageFormat.names(ImageFormat.encodable))), so a later get \
             of the same size and format decodes nothing; other sizes are rendered from the nearest larger stored one.
 
             Exit codes: 0 success; 3 network error (timeout, refused, cut connection, host does not resolve, \
@@ -49,7 +49,7 @@ struct GetCommand: AsyncParsableCommand {
         discussion: "A regular file is replaced atomically; a device or FIFO is written in place."))
     var output: String?
 
-    @Option(help: "\(ImageFormat.names(ImageFormat.encodable)) (default: from the -o extension, else jpeg, or png when the image has transparency).")
+    @Option(help: "\(ImageFormat.names(ImageFormat.askable)) (default: from the -o extension, else jpeg, or png when the image has transparency; svg passes an SVG source through, sanitised).")
     var format: ImageFormat?
 
     @OptionGroup var cache: CacheOptions

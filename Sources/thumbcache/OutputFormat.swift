@@ -4,14 +4,14 @@ import ImageDecode
 
 /// The one place that decides which format an output is written in, from `--format` and the extension of
 /// `-o` (`get`, `thumbnail`): `-o small.png` means PNG. An extension naming a format thumbcache cannot write
-/// (`-o x.webp`) is a usage error rather than a JPEG under that name. A format gaining an encoder is added to
-/// `written`.
+/// (`-o x.heic`) is a usage error rather than a JPEG under that name. The formats follow `ImageFormat.isAskable`:
+/// the ones encoded, and SVG, written only by passing an SVG source through.
 enum OutputFormat {
-    /// The formats thumbcache encodes, with the extensions that ask for them.
-    static let written: [(format: ImageFormat, extensions: [String])] = ImageFormat.encodable.map { ($0, $0.fileExtensions) }
+    /// The formats thumbcache writes, with the extensions that ask for them.
+    static let written: [(format: ImageFormat, extensions: [String])] = ImageFormat.askable.map { ($0, $0.fileExtensions) }
 
-    /// Image formats a user may name in `-o` that have no encoder (read-only formats included, and JPEG 2000).
-    static let unwritable: Set<String> = Set(ImageFormat.allCases.filter { !$0.isEncodable }.flatMap(\.fileExtensions) + ["jp2"])
+    /// Image formats a user may name in `-o` that are never written (read-only formats, and JPEG 2000).
+    static let unwritable: Set<String> = Set(ImageFormat.allCases.filter { !$0.isAskable }.flatMap(\.fileExtensions) + ["jp2"])
 
     /// "jpeg (.jpg, .jpeg), png (.png), webp (.webp) or avif (.avif)"
     static var writtenList: String {

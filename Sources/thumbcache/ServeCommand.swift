@@ -145,9 +145,17 @@ struct ServeCommand: AsyncParsableCommand {
         "Answer JPEG XL, even when the URL names another format, when Accept names image/jxl (imgproxy's IMGPROXY_ENFORCE_JXL); before --enforce-avif.",
         flag: "enforce-jxl")))
     var enforceJxl = false
+        "Processing URLs that name no format draw an SVG source (PNG, or the format negotiated from Accept) instead of answering the SVG itself, sanitised (imgproxy's IMGPROXY_ALWAYS_RASTERIZE_SVG). An SVG asked for as SVG (f:svg, @svg) is passed through either way.",
+        flag: "always-rasterize-svg")))
+    var alwaysRasterizeSvg = false
+
+    @Flag(help: ArgumentHelp(EnvironmentFallback.help(
+        "Answer an SVG passed through as it is, without removing scripts, event attributes and unsafe links first (imgproxy's IMGPROXY_SANITIZE_SVG=false). Only for sources you trust: their scripts run on your origin.",
+        flag: "no-sanitize-svg")))
+    var noSanitizeSvg = false
 
     @Option(help: ArgumentHelp(EnvironmentFallback.help(
-        "Sources in this format (jpg, png, webp, avif, gif) are answered unprocessed by every processing URL that keeps their format, a server-wide skip_processing (repeatable; the variable takes a comma list; imgproxy's IMGPROXY_SKIP_PROCESSING_FORMATS).",
+        "Sources in this format (\(ImageFormat.names(ImageFormat.decodable, imgproxyNames: true))) are answered unprocessed by every processing URL that keeps their format, a server-wide skip_processing (repeatable; the variable takes a comma list; imgproxy's IMGPROXY_SKIP_PROCESSING_FORMATS).",
         flag: "skip-processing-format"), valueName: "format"))
     var skipProcessingFormat: [String] = []
 
@@ -279,6 +287,8 @@ struct ServeCommand: AsyncParsableCommand {
         fetch.apply(to: &pipelineConfiguration)
         pipelineConfiguration.formatQuality = try encode.qualities()
         pipelineConfiguration.metadata = try encode.metadataPolicy()
+        pipelineConfiguration.alwaysRasterizeSVG = try EnvironmentFallback.flag(alwaysRasterizeSvg, flag: "always-rasterize-svg")
+        pipelineConfiguration.sanitizeSVG = try !EnvironmentFallback.flag(noSanitizeSvg, flag: "no-sanitize-svg")
         if let work = try EnvironmentFallback.value(maxEffectWork, flag: "max-effect-work", in: 1...Int.max) {
             pipelineConfiguration.maxEffectWork = work
         }

@@ -28,7 +28,7 @@ struct SignCommand: AsyncParsableCommand {
     @Option(help: "contain or cover (default: contain).")
     var fit: FitMode = .contain
 
-    @Option(help: "\(ImageFormat.names(ImageFormat.encodable)) (default: the server chooses from the Accept header).")
+    @Option(help: "\(ImageFormat.names(ImageFormat.askable)) (svg with --options only; default: the server chooses from the Accept header).")
     var format: ImageFormat?
 
     @OptionGroup var signing: SigningOptions
@@ -39,8 +39,10 @@ struct SignCommand: AsyncParsableCommand {
         }
         if let size, size < 1 { throw Console.Failure(description: "--size must be at least 1", exitCode: Console.Status.usage) }
         // What serve would refuse is refused here, rather than printing a path that answers 400 or 403.
-        if let format, !format.isEncodable {
-            throw Console.Failure(description: "--format \(format.rawValue) is never written: use \(ImageFormat.names(ImageFormat.encodable))",
+        // A processing URL may ask for svg (an SVG source passed through); the short grammar's formats are encoded.
+        let writable = options == nil ? ImageFormat.encodable : ImageFormat.askable
+        if let format, !writable.contains(format) {
+            throw Console.Failure(description: "--format \(format.rawValue) is never written: use \(ImageFormat.names(writable))",
                                   exitCode: Console.Status.usage)
         }
         // A local source is checked as any server with a local root checks it (which root does not matter here).

@@ -12,15 +12,17 @@ struct ThumbnailCommand: ParsableCommand {
         commandName: "thumbnail",
         abstract: "Make thumbnails of image files (\(ImageFormat.names(ImageFormat.decodable))).",
         discussion: """
-            Decodes each INPUT (\(ImageFormat.names(ImageFormat.decodable)); of an animation or a multi-page TIFF, the first frame), applies its orientation, resizes it with \
+            Decodes each INPUT (\(ImageFormat.names(ImageFormat.decodable)); of an animation or a multi-page TIFF, the \
+            first frame; an SVG is drawn at the thumbnail's size), applies its orientation, resizes it with \
             Lanczos3 so it fits in SIZE x SIZE (or covers it, with --fit cover), converts an embedded \
-            ICC profile to sRGB and encodes it as \(ImageFormat.names(ImageFormat.encodable)) (sRGB, the EXIF copyright kept by default). \
+            ICC profile to sRGB and encodes it as \(ImageFormat.names(ImageFormat.encodable)) (sRGB, the EXIF copyright kept by \
+            default); --format svg (or -o x.svg) writes an SVG source itself, sanitised, as serve answers it. \
             Images are never enlarged. An output that is a regular file is replaced atomically; a device or \
             FIFO is written in place.
 
             Exit codes: 0 success; 1 some inputs were refused (one line each: corrupt, unsupported, over \
             --max-pixels or --max-decode-memory); 64 usage (also an -o extension of a format not written, such as \
-            .webp); 74 some outputs could not be written (one line each).
+            .heic); 74 some outputs could not be written (one line each).
             """
     )
 
@@ -45,7 +47,7 @@ struct ThumbnailCommand: ParsableCommand {
     @Option(help: "Directory for outputs, named after each input (for several inputs).")
     var outputDir: String?
 
-    @Option(help: "Output format: \(ImageFormat.names(ImageFormat.encodable)) (default: from the -o extension, else jpeg, or png when the source has transparency); an -o extension of a format not written (.gif) is a usage error.")
+    @Option(help: "Output format: \(ImageFormat.names(ImageFormat.askable)) (default: from the -o extension, else jpeg, or png when the source has transparency; svg only for an SVG source, passed through sanitised); an -o extension of a format not written is a usage error.")
     var format: ImageFormat?
 
     @Option(help: "contain (fit inside the box) or cover (fill the box, centre-crop).")
@@ -95,13 +97,17 @@ struct ThumbnailCommand: ParsableCommand {
         for input in inputs {
             let thumbnail: Thumbnail
             do {
-                // Read as it decodes: memory follows the thumbnail, not the size of the file.
-                thumbnail = try processing.map { options throws(ImageDecodeError) in
-                    try Self.processed(.file(input), options: options, asked: request.format,
-                                       quality: { quality ?? qualities[$0] }, request: request,
-                                       maxEffectWork: decode.maxEffectWork, metadata: metadata, watermark: watermark,
-                                       animation: (decode.maxAnimationFrames, decode.maxAnimationFrameResolution))
-                } ?? thumbnailer.makeThumbnail(from: .file(input), request)
+                if let passed = try Self.passedThrough(input, options: processing, asked: request.format) {
+                    thumbnail = passed
+                } else {
+                    // Read as it decodes: memory follows the thumbnail, not the size of the file.
+                    thumbnail = try processing.map { options throws(ImageDecodeError) in
+                        try Self.processed(.file(input), options: options, asked: request.format,
+                                           quality: { quality ?? qualities[$0] }, request: request,
+                                           maxEffectWork: decode.maxEffectWork, metadata: metadata, watermark: watermark,
+                                           animation: (decode.maxAnimationFrames, decode.maxAnimationFrameResolution))
+                    } ?? thumbnailer.makeThumbnail(from: .file(input), request)
+                }
             } catch {
                 refused = true
                 Console.error("\(input): \(Self.describe(error))")
@@ -135,6 +141,20 @@ struct ThumbnailCommand: ParsableCommand {
         }
     }
 
+    /// An SVG source itself, sanitised, when serve would answer it so (`ProcessingOptions.passesThrough`): asked
+    /// as svg, or with `--options` naming no format. Nil: the input is drawn.
+    static func passedThrough(_ input: String, options: ProcessingOptions?, asked: ImageFormat?) throws(ImageDecodeError) -> Thumbnail? {
+        guard asked == .svg || (options != nil && asked == nil) else { return nil }
+        let info = try ImageDecoder.probe(.file(input))
+        guard (options ?? ProcessingOptions()).passesThrough(asked: asked, source: info.format, alwaysRasterize: false) else { return nil }
+        let data: Data
+        do { data = try Data(contentsOf: URL(fileURLWithPath: input)) } catch {
+            throw .unreadable(path: input, reason: error.localizedDescription)
+        }
+        return Thumbnail(data: try SVGSanitizer.sanitize(data), format: info.format, width: info.width, height: info.height,
+                         sourceInfo: info)
+    }
+
     /// The image `serve` renders for these options, planned from the file's header (one planner, one renderer).
     static func processed(_ input: EncodedImage, options: ProcessingOptions, asked: ImageFormat?, quality: (ImageFormat) -> Int,
                           request: ThumbnailRequest, maxEffectWork: Int,
@@ -142,10 +162,9 @@ struct ThumbnailCommand: ParsableCommand {
                           watermark: WatermarkImage? = nil,
                           animation: (frames: Int, frameResolution: Int) = (RenderLimits.defaultMaxAnimationFrames, 0))
         throws(ImageDecodeError) -> Thumbnail {
-        let info = try ImageDecoder.probe(input)
+        let info = try ImageDecoder.probe(input, maxPixels: request.maxPixels)
         let limits = RenderLimits(maxPixels: request.maxPixels, maxDecodeMemory: request.maxDecodeMemory,
                                   maxAnimationFrames: animation.frames, maxAnimationFrameResolution: animation.frameResolution)
-        let format = options.outputFormat(asked: asked, source: info.format)
         var plan: ProcessingPlan
         do {
             plan = try options.plan(for: info, maxResultSide: ThumbnailRequest.maxSize)

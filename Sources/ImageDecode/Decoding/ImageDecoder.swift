@@ -42,9 +42,10 @@ public enum ImageDecoder {
         try probe(.data(data))
     }
 
-    /// Reads the header only (for a file, only its first blocks are read).
-    public static func probe(_ input: EncodedImage) throws(ImageDecodeError) -> ImageInfo {
-        try withDecoder(for: input, maxPixels: Int.max) { decoder throws(ImageDecodeError) in decoder.info }
+    /// Reads the header only (for a file, only its first blocks are read). With `maxPixels`, the size the decode
+    /// under that limit will have: a vector source's is scaled down to fit it (`SVGDecoder`), a raster's refused.
+    public static func probe(_ input: EncodedImage, maxPixels: Int = .max) throws(ImageDecodeError) -> ImageInfo {
+        try withDecoder(for: input, maxPixels: maxPixels) { decoder throws(ImageDecodeError) in decoder.info }
     }
 
     /// Decodes the whole image at full size, without orientation applied. With `convertToSRGB`
@@ -85,7 +86,7 @@ public enum ImageDecoder {
                     case .tiff: try TIFFDecoder(bytes, memoryLimit: maxMemory)
                     case .bmp: try BMPDecoder(bytes)
                     case .ico: try ICODecoder(bytes)
-                    case .svg: throw ImageDecodeError.notReadable(format)
+                    case .svg: try SVGDecoder(bytes, maxPixels: maxPixels)
                     }
                     return .success(try run(decoder, maxPixels: maxPixels, body))
                 } catch {
@@ -107,10 +108,10 @@ public enum ImageDecoder {
             switch format {
             case .jpeg: decoder = try JPEGDecoder(file: file, memoryLimit: maxMemory)
             case .png: decoder = try PNGDecoder(file: file)
-            case .svg: throw .notReadable(format)
-            case .webp, .gif, .avif, .heic, .jxl, .tiff, .bmp, .ico:
-                // libwebp, our GIF reader, libavif, libheif, libjxl and libtiff (its directories may be anywhere in the
-                // file) take the file whole, and bottom-up BMP rows are read last to first: it is read into memory.
+            case .webp, .gif, .avif, .heic, .jxl, .tiff, .bmp, .ico, .svg:
+                // libwebp, our GIF reader, libavif, libheif, libjxl, librsvg and libtiff (its directories may be
+                // anywhere in the file) take the file whole, and bottom-up BMP rows are read last to first: it is
+                // read into memory.
                 return try withDecoder(for: .data(readAll(file, path: path)), maxPixels: maxPixels, maxMemory: maxMemory, body)
             }
             return try run(decoder, maxPixels: maxPixels, body)
@@ -135,7 +136,8 @@ public enum ImageDecoder {
     ) throws(ImageDecodeError) -> Result {
         let info = decoder.info
         guard info.width > 0, info.height > 0 else { throw .corrupt("image has zero width or height") }
-        try checkPixels(width: info.width, height: info.height, maxPixels: maxPixels)
+        // A vector's decoder has fitted its size to the limit already (imgproxy checks no vector's declared size).
+        if !info.format.isVector { try checkPixels(width: info.width, height: info.height, maxPixels: maxPixels) }
         return try body(decoder)
     }
 

@@ -38,6 +38,11 @@ public enum ImageEncoder {
     }
 
     static func unwritable(_ format: ImageFormat) -> String {
-        "\(format.rawValue) output is not supported; choose \(ImageFormat.names(ImageFormat.encodable))"
+        if format.isAskable {
+            // SVG: never drawn from pixels (`ImageFormat.isAskable`).
+            return "\(format.rawValue) is answered only for \(format.rawValue) sources, passed through; this image has to be "
+                + "drawn: choose \(ImageFormat.names(ImageFormat.encodable))"
+        }
+        return "\(format.rawValue) output is not supported; choose \(ImageFormat.names(ImageFormat.encodable))"
     }
 }

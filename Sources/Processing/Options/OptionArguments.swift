@@ -80,7 +80,7 @@ struct OptionArguments {
     /// A format thumbcache writes (`jpg` is `jpeg`, `ImageFormat(name:)`); `readable` allows the formats only read.
     func format(_ index: Int, readable: Bool = false) throws(ProcessingError) -> ImageFormat? {
         guard isGiven(index) else { return nil }
-        let allowed = readable ? ImageFormat.decodable : ImageFormat.encodable
+        let allowed = readable ? ImageFormat.decodable : ImageFormat.askable
         guard let format = ImageFormat(name: values[index]), allowed.contains(format) else {
             throw bad(index, "one of " + ImageFormat.names(allowed, imgproxyNames: true))
         }

@@ -28,7 +28,7 @@ public struct FormatQualities: Sendable, Hashable {
         for (format, quality) in overrides { set(quality, for: format) }
     }
 
-    /// Items `FORMAT=QUALITY` (jpeg, png, webp, avif; `jpg` for jpeg), each a comma list of them as imgproxy
+    /// Items `FORMAT=QUALITY` (any encodable format; `jpg` for jpeg), each a comma list of them as imgproxy
     /// writes `IMGPROXY_FORMAT_QUALITY`; a format given twice keeps the last.
     public init(parsing items: [String]) throws(ParseError) {
         for list in items {

@@ -32,6 +32,12 @@ public struct PipelineConfiguration: Sendable {
     /// Not part of a stored variant's name: after a change, purge (or let them expire) to have variants made again.
     public var metadata = MetadataPolicy()
     public var maxPixels = 50_000_000
+    /// imgproxy's `IMGPROXY_ALWAYS_RASTERIZE_SVG`: a processing URL naming no format draws an SVG source (PNG,
+    /// or the negotiated format) rather than answering the SVG itself. Off, as imgproxy's default.
+    public var alwaysRasterizeSVG = false
+    /// imgproxy's `IMGPROXY_SANITIZE_SVG`: an SVG answered as SVG is cleaned of scripts and unsafe links first
+    /// (`SVGSanitizer`); `raw` answers the source as it is either way. On, as imgproxy's default.
+    public var sanitizeSVG = true
     /// The longest side a processed image may have (after dpr, zoom, enlarge, extend and padding): larger
     /// results are refused from the source's header, before any render.
     public var maxResultSide = 8192

@@ -41,7 +41,7 @@ struct ProcessedRenderer: Sendable {
             = (options, input, limits, metadata, watermark, maxResultSide)
         planned = Result { () throws(Failure) in
             let planned = try Self.plan(options, input: input, inputIsOriginal: inputIsOriginal, original: original,
-                                        maxResultSide: maxResultSide)
+                                        maxResultSide: maxResultSide, maxPixels: limits.maxPixels)
             do throws(ProcessingError) {
                 try options.checkEffectWork(of: planned.plan, channels: original.alpha ? 4 : 3, limit: limits.maxEffectWork)
             } catch {
@@ -94,9 +94,11 @@ struct ProcessedRenderer: Sendable {
     /// orientation of its own, smaller) stands in for the upright original; the original itself is planned from
     /// its header, which also knows its stored orientation when the options do not apply it.
     private static func plan(_ options: ProcessingOptions, input: EncodedImage, inputIsOriginal: Bool,
-                             original: CacheMetadata.Original, maxResultSide: Int) throws(Failure) -> (plan: ProcessingPlan, info: ImageInfo) {
+                             original: CacheMetadata.Original, maxResultSide: Int,
+                             maxPixels: Int) throws(Failure) -> (plan: ProcessingPlan, info: ImageInfo) {
         let info: ImageInfo
-        do { info = try ImageDecoder.probe(input) } catch { throw .image(error) }
+        // Under the decode's pixel limit: the size an SVG is drawn at (`SVGDecoder`); a raster's was checked already.
+        do { info = try ImageDecoder.probe(input, maxPixels: maxPixels) } catch { throw .image(error) }
         do {
             if inputIsOriginal { return (try options.plan(for: info, maxResultSide: maxResultSide), info) }
             return (try options.plan(sourceWidth: original.width, sourceHeight: original.height, maxResultSide: maxResultSide), info)

@@ -79,6 +79,14 @@ public struct Rendition: Sendable, Hashable {
         }
     }
 
+    /// Whether the answer is the source itself, not a render (`ProcessingOptions.passesThrough`: an SVG asked as
+    /// SVG, or with no format named). The short grammar's thumbnail with no format named is always drawn.
+    func passesThrough(asked: ImageFormat?, negotiated: Bool, original: CacheMetadata.Original, alwaysRasterize: Bool) -> Bool {
+        let named = negotiated ? nil : asked
+        if defaultFormat == .jpegUnlessAlpha, (named ?? options.format) == nil { return false }
+        return options.passesThrough(asked: named, source: ImageFormat(rawValue: original.format), alwaysRasterize: alwaysRasterize)
+    }
+
     /// The part of a memory-cache key after the source's key: one spelling per image (`canonical`), so two
     /// spellings of one processed image share one render. A negotiated format (`~`) is a key of its own: its
     /// answer may be the fallback format (`FormatFallback`), which a request naming the format must never get.

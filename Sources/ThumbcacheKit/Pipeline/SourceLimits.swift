@@ -27,6 +27,14 @@ struct SourceLimits: Sendable {
     /// (`downloadTooLarge`, `image(.tooLarge)`, naming the flag to raise), the request's naming its option.
     func check(_ original: CacheMetadata.Original, url: String) throws(PipelineError) {
         try fetch.checkSize(original.bytes, url: url)
+        // A vector's declared size is not refused: it is drawn scaled down to fit `maxPixels` (imgproxy's rule).
+        if ImageFormat(rawValue: original.format)?.isVector == true {
+            if let requestBytes, original.bytes > requestBytes {
+                throw .overRequestLimit(url: url, option: .maxSourceFileSize, limit: "\(requestBytes) bytes",
+                                        actual: "\(original.bytes) bytes")
+            }
+            return
+        }
         do { try ImageDecoder.checkPixels(width: original.width, height: original.height, maxPixels: ownerMaxPixels) } catch {
             throw .image(url: url, error)
         }

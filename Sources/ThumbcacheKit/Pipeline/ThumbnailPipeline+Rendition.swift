@@ -155,13 +155,22 @@ extension ThumbnailPipeline {
         // `raw`, or `skp` naming the source's format when the URL asks for no other (imgproxy: `f:`/the extension
         // unset or the source's; a format negotiated from `Accept` does not stop the skip).
         let skips = sourceFormat.map { options.skipProcessing.contains($0) && (options.format ?? $0) == $0 } == true
-        if options.raw || skips, let sourceFormat {
-            let data = try origin.originalData(url: url)
+        // An SVG asked as SVG, or with no format named (imgproxy's rule): the source, sanitised, never rasterised.
+        let passes = rendition.passesThrough(asked: format, negotiated: negotiated, original: original,
+                                             alwaysRasterize: configuration.alwaysRasterizeSVG)
+        if options.raw || skips || passes, let sourceFormat {
+            var data = try origin.originalData(url: url)
             var stored = 0
             var notCachedBecause: String?
             if origin.storable, let downloaded = origin.downloaded {
                 do throws(PipelineError) { stored = try saveOriginal(downloaded, of: origin, key: key, thumbnail: nil) } catch {
                     notCachedBecause = error.description
+                }
+            }
+            // imgproxy sanitises whatever SVG it answers unprocessed (`skp` too), but not `raw`'s.
+            if sourceFormat == .svg, !options.raw, configuration.sanitizeSVG {
+                do throws(ImageDecodeError) { data = try SVGSanitizer.sanitize(data) } catch {
+                    throw PipelineError.image(url: url, error)
                 }
             }
             return result(data, sourceFormat, width: original.width, height: original.height, rendered: false, stored: stored,

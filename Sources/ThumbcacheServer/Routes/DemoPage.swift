@@ -7,11 +7,12 @@ import ImageDecode
 /// panel showing the last fetched source's DiskLru entry as the cache sees it (`DemoEntryView`). The default fit
 /// is `contain`, so a fetch stores the original and a ladder thumbnail in that one entry. Every failure (signing,
 /// a JSON answer that is not JSON, an image the browser cannot decode, a purge) is shown on the page.
-/// Its default sources are two sample photos the server serves itself, so it works with no network.
+/// Its default sources are sample images the server serves itself (two photos and an SVG), so it works with no
+/// network. The format list and the formats named on the page come from `ImageFormat`, never written out here.
 struct DemoPage: Sendable {
     let endpoints: ThumbcacheEndpoints
 
-    static let samples = ["rocket.jpg": "image/jpeg", "chelsea.png": "image/png"]
+    static let samples = ["rocket.jpg": "image/jpeg", "chelsea.png": "image/png", "logo.svg": "image/svg+xml"]
 
     func register<Context: RequestContext>(on router: Router<Context>) {
         router.get("demo") { _, _ in
@@ -42,7 +43,12 @@ struct DemoPage: Sendable {
               let fit = query.get("fit").flatMap(FitMode.init(rawValue:)) else {
             return ServeError.badRequest("give source, size and fit (contain or cover)").response
         }
-        var path = ThumbnailPath(signature: "", size: size, fit: fit, source: source, format: nil)
+        // No format (or an empty one): negotiated from the browser's Accept.
+        let format = query.get("format").flatMap { $0.isEmpty ? nil : ThumbnailPath.format(named: Substring($0)) }
+        if let named = query.get("format"), !named.isEmpty, format == nil {
+            return ServeError.badRequest("format must be \(ImageFormat.names(ImageFormat.encodable)), or empty for Accept").response
+        }
+        var path = ThumbnailPath(signature: "", size: size, fit: fit, source: source, format: format)
         path.signature = endpoints.signer.signature(for: path.signedPart)
         return Response(status: .ok, headers: [.contentType: "application/json", .cacheControl: "no-store"],
                         body: .init(byteBuffer: ByteBuffer(string: ServeError.json(["path": path.path, "source": path.encodedSource]))))
@@ -81,6 +87,9 @@ struct DemoPage: Sendable {
         return candidates.first { FileManager.default.fileExists(atPath: $0.appendingPathComponent("rocket.jpg").path) }
     }()
 
+    /// One `<option>` per format thumbnails are written in.
+    static let formatOptions = ImageFormat.encodable.map { "<option value=\"\($0.rawValue)\">\($0.rawValue)</option>" }.joined()
+
     static let html = """
     <!doctype html>
     <html lang="en">
@@ -110,7 +119,10 @@ struct DemoPage: Sendable {
     <p>
       <label>size <input id="size" type="number" value="256" min="1" max="2048"></label>
       <label>fit <select id="fit"><option>contain</option><option>cover</option></select></label>
+      <label>format <select id="format"><option value="">auto (Accept)</option>\(formatOptions)</select></label>
     </p>
+    <p id="formats">Sources may be \(ImageFormat.names(ImageFormat.decodable)); thumbnails are written as
+    \(ImageFormat.names(ImageFormat.encodable)). Try <a href="#" id="svg-sample">the SVG sample</a>.</p>
     <div class="slots">
       <div class="slot">
         <input id="src1" type="text">
@@ -143,6 +155,10 @@ struct DemoPage: Sendable {
     const $ = (id) => document.getElementById(id);
     $("src1").value = location.origin + "/demo/samples/rocket.jpg";
     $("src2").value = location.origin + "/demo/samples/chelsea.png";
+    $("svg-sample").addEventListener("click", (event) => {
+      event.preventDefault();
+      $("src1").value = location.origin + "/demo/samples/logo.svg";
+    });
 
     // A failure the page shows where it happened, marked for tests (data-error).
     function showError(element, text) {
@@ -171,7 +187,8 @@ struct DemoPage: Sendable {
       status.dataset.served = "";
       clearError(status);
       try {
-        const query = new URLSearchParams({ source: $("src" + slot).value, size: $("size").value, fit: $("fit").value });
+        const query = new URLSearchParams({ source: $("src" + slot).value, size: $("size").value, fit: $("fit").value,
+                                            format: $("format").value });
         const signResponse = await fetch("/demo/sign?" + query);
         const signed = await json(signResponse, "signing");
         if (!signResponse.ok || !signed.path) throw new Error("signing failed: " + (signed.message || signResponse.status));

@@ -10,11 +10,15 @@ package struct ThumbnailPath: Sendable, Equatable {
     package var source: String
     /// The source segment as it came (what purge routes and balancers hash on).
     package var encodedSource: String
-    package var format: ImageFormat?
+    package var format: ImageFormat? {
+        didSet { extensionName = format?.rawValue }
+    }
+    /// The extension as written: any of the format's names (`jpg` for JPEG, `tif`), which the signature covers.
+    private var extensionName: String?
 
     /// What the signature covers: everything after it, leading slash included (imgproxy's construction).
     package var signedPart: String {
-        "/\(size)/\(fit.rawValue)/\(encodedSource)" + (format.map { ".\($0.rawValue)" } ?? "")
+        "/\(size)/\(fit.rawValue)/\(encodedSource)" + (extensionName.map { ".\($0)" } ?? "")
     }
 
     package init(signature: String, size: Int, fit: FitMode, source: String, format: ImageFormat?) {
@@ -24,6 +28,7 @@ package struct ThumbnailPath: Sendable, Equatable {
         self.source = source
         self.encodedSource = Base64URL.encode(source)
         self.format = format
+        extensionName = format?.rawValue
     }
 
     /// Parses the path's segments (without the leading slash); every failure is a 400 that says which part.
@@ -48,6 +53,7 @@ package struct ThumbnailPath: Sendable, Equatable {
                 throw .badRequest("format must be \(ImageFormat.names(ImageFormat.encodable)), got \"\(name.prefix(20))\"")
             }
             self.format = format
+            extensionName = String(name)
             encoded = encoded[..<dot]
         }
         guard let data = Base64URL.decode(encoded), !data.isEmpty, let source = String(data: data, encoding: .utf8) else {
@@ -57,8 +63,9 @@ package struct ThumbnailPath: Sendable, Equatable {
         encodedSource = String(encoded)
     }
 
+    /// A format by any of its names (`ImageFormat(name:)`), when thumbnails are written in it.
     static func format(named name: Substring) -> ImageFormat? {
-        ImageFormat(rawValue: String(name)).flatMap { $0.isEncodable ? $0 : nil }
+        ImageFormat(name: name).flatMap { $0.isEncodable ? $0 : nil }
     }
 
     /// The path a client requests.

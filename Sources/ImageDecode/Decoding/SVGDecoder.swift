@@ -1,0 +1,66 @@
+import CSVGGlue
+import CJpegPngGlue
+
+/// Renders an SVG through librsvg at the size the plan needs: the header's size is the document's natural size
+/// (libvips' rule, so imgproxy's: absolute width and height at 72 DPI, else the viewBox, else the size of what is drawn),
+/// and `start(shrink:)` rasterises the whole document straight at that size divided by `shrink`, so a huge viewBox
+/// thumbnailed to 300 pixels costs 300 pixels. A document declaring more pixels than `maxPixels` is not refused but
+/// scaled down to fit them (imgproxy's `vectorGuardScale`): the pixel limit bounds what is rasterised.
+/// Nothing outside the bytes is read: no base URI (librsvg loads no file and no URL, only `data:`), libxml2's
+/// limits on (`RSVG_HANDLE_FLAG_UNLIMITED` off). One handle per decode, used on one thread.
+final class SVGDecoder: RowDecoder {
+    /// libxml2 refuses text nodes above 10 MB without its huge-document flag; the DOM librsvg builds is a few times
+    /// the text. Per input byte, in the working-memory estimate.
+    static let treeBytesPerInputByte = 8
+
+    let info: ImageInfo
+    var rowProfile: ColorProfile? { nil }
+    /// The natural size divided by `info`'s: above 1 when the document was scaled down to fit the pixel limit.
+    let guardShrink: Double
+    private let handle: OpaquePointer
+    private let inputBytes: Int
+    private var output = (width: 0, height: 0)
+
+    /// Reads `bytes` (which must outlive the decoder) into librsvg's tree and works out the natural size.
+    init(_ bytes: UnsafeRawBufferPointer, maxPixels: Int) throws(ImageDecodeError) {
+        try SVGTextBudget.check(bytes)
+        let (handle, header) = try DecoderGlue.open(bytes, empty: tc_svg_header(), create: tc_svg_decoder_create,
+                                                    read: tc_svg_read_header, message: tc_svg_message,
+                                                    destroy: tc_svg_decoder_destroy)
+        self.handle = handle
+        inputBytes = bytes.count
+        let declared = header.width * header.height
+        guardShrink = declared > Double(maxPixels) ? (declared / Double(max(1, maxPixels))).squareRoot() : 1
+        // libvips rounds half up; at least a pixel each way.
+        let width = max(1, Int((header.width / guardShrink + 0.5).rounded(.down)))
+        let height = max(1, Int((header.height / guardShrink + 0.5).rounded(.down)))
+        info = ImageInfo(format: .svg, width: width, height: height, hasAlpha: true)
+    }
+
+    deinit { tc_svg_decoder_destroy(handle) }
+
+    /// The size `start(shrink:)` renders at: the whole document, reduced on both axes by `shrink`.
+    func renderedSize(shrink: Double) -> (width: Int, height: Int) {
+        let shrink = max(1, shrink)
+        return (max(1, Int((Double(info.width) / shrink).rounded())), max(1, Int((Double(info.height) / shrink).rounded())))
+    }
+
+    /// The RGBA frame, cairo's intermediate surfaces (groups with opacity, masks and filters each draw into one
+    /// the size of the frame at most; two at a time is the common case), and librsvg's tree.
+    func workingMemory(shrink: Double) -> Int {
+        let (width, height) = renderedSize(shrink: shrink)
+        return width * height * 4 * 3 + inputBytes * Self.treeBytesPerInputByte
+    }
+
+    func start(shrink: Double, convertToSRGB: Bool) throws(ImageDecodeError) -> (width: Int, height: Int, channels: Int) {
+        output = renderedSize(shrink: shrink)
+        return (output.width, output.height, 4)
+    }
+
+    /// librsvg draws the whole document in one call; the rows are then handed out in order.
+    func readRows(_ consume: (UnsafeBufferPointer<UInt8>) throws(ImageDecodeError) -> Void) throws(ImageDecodeError) {
+        try DecoderGlue.decodeWhole(height: output.height, stride: output.width * 4, consume, decode: {
+            tc_svg_render(handle, Int32(output.width), Int32(output.height), $0, output.width * 4)
+        }, message: { tc_svg_message(handle) })
+    }
+}

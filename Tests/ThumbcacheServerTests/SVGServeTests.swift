@@ -1,0 +1,87 @@
+import Foundation
+import ImageDecode
+import Testing
+import ThumbcacheKit
+@testable import ThumbcacheServer
+
+/// SVG through serve's processing URLs, as imgproxy answers them: passed through sanitised when asked as SVG or with
+/// no format, drawn when another format is named (or with `--always-rasterize-svg`), refused as SVG from a raster.
+@Suite(.serialized) struct SVGServeTests {
+    static func path(_ options: String, _ source: String, ext: String? = nil) -> String {
+        ProcessingURLTests.path(options, source, ext: ext, signer: URLSigner(key: nil))
+    }
+
+    static let test1 = try! Data(contentsOf: Fixtures.directory.appendingPathComponent("svg/test1.svg"))
+    static let sanitized = try! Data(contentsOf: Fixtures.directory.appendingPathComponent("svg/test1.sanitized.svg"))
+
+    @Test func anSVGIsPassedThroughSanitisedOrDrawnAsAsked() async throws {
+        let origin = try await TestOrigin()
+        origin.image("/test1.svg", Self.test1, type: "image/svg+xml")
+        let server = try await ServerHarness()
+        let source = origin.url("/test1.svg")
+        // imgproxy's TestSkipProcessingSVG: no format named, so the source itself, sanitised, whatever the options.
+        let passed = try await server.request(Self.path("rs:fill:4:4", source))
+        #expect(passed.status == 200 && passed.header("Content-Type") == "image/svg+xml", "\(passed.json)")
+        #expect(passed.body == Self.sanitized)
+        // Asked as SVG (f:svg, .svg) too; an Accept naming WebP does not make it drawn (no format is named).
+        let named = try await server.request(Self.path("rs:fill:4:4", source, ext: "svg"), headers: [("Accept", "image/webp,*/*")])
+        #expect(named.status == 200 && named.body == Self.sanitized)
+        let negotiated = try await server.request(Self.path("w:50", source), headers: [("Accept", "image/webp,*/*")])
+        #expect(negotiated.status == 200 && negotiated.header("Content-Type") == "image/svg+xml")
+        // Another format named: drawn at the plan's size.
+        let drawn = try await server.request(Self.path("rs:fill:40:40", source, ext: "png"))
+        #expect(drawn.status == 200 && drawn.header("Content-Type") == "image/png")
+        let info = try ImageDecoder.probe(drawn.body)
+        #expect((info.width, info.height) == (40, 40))
+        let jpeg = try await server.request(Self.path("w:100/f:jpg", source))
+        let jpegWidth = try? ImageDecoder.probe(jpeg.body).width
+        #expect(jpeg.status == 200 && jpegWidth == 100)
+        // `raw` answers the source as it is (imgproxy does not sanitise raw either).
+        let raw = try await server.request(Self.path("raw:1", source))
+        #expect(raw.status == 200 && raw.body == Self.test1)
+        // A raster asked as SVG: imgproxy's 422 (TestErrorSavingToSVG), nothing drawn.
+        origin.image("/a.png", Fixtures.png, type: "image/png")
+        let refused = try await server.request(Self.path("rs:fill:4:4", origin.url("/a.png"), ext: "svg"))
+        #expect(refused.status == 422, "\(refused.json)")
+        #expect(refused.json["message"]?.contains("svg") == true)
+        await server.stop()
+        await origin.stop()
+    }
+
+    @Test func alwaysRasterizeDrawsWhenNoFormatIsNamedAndSanitisingCanBeTurnedOff() async throws {
+        let origin = try await TestOrigin()
+        origin.image("/test1.svg", Self.test1, type: "image/svg+xml")
+        let source = origin.url("/test1.svg")
+        let rasterizing = try await ServerHarness(pipeline: { $0.alwaysRasterizeSVG = true })
+        let png = try await rasterizing.request(Self.path("rs:fill:40:40", source))
+        #expect(png.status == 200 && png.header("Content-Type") == "image/png")
+        let webp = try await rasterizing.request(Self.path("", source), headers: [("Accept", "image/webp")])
+        #expect(webp.status == 200 && webp.header("Content-Type") == "image/webp")
+        let svg = try await rasterizing.request(Self.path("", source, ext: "svg"))
+        #expect(svg.status == 200 && svg.body == Self.sanitized)
+        await rasterizing.stop()
+        let trusting = try await ServerHarness(pipeline: { $0.sanitizeSVG = false })
+        let asIs = try await trusting.request(Self.path("w:10", source))
+        #expect(asIs.status == 200 && asIs.body == Self.test1)
+        await trusting.stop()
+        await origin.stop()
+    }
+
+    /// A drawn SVG that names the origin (an image, a stylesheet, a use, an entity) makes no request of it.
+    @Test func drawingFetchesNothingTheSVGNames() async throws {
+        let origin = try await TestOrigin()
+        let pixel = origin.url("/pixel.png")
+        origin.image("/pixel.png", Fixtures.png, type: "image/png")
+        origin.image("/refs.svg", Data("""
+            <?xml version="1.0"?><!DOCTYPE svg [<!ENTITY e SYSTEM "\(pixel)">]>
+            <svg xmlns='http://www.w3.org/2000/svg' width='40' height='40'><style>@import url("\(pixel)");</style>
+            <image href='\(pixel)' width='40' height='40'/><use href='\(pixel)#a'/><text>&e;</text></svg>
+            """.utf8), type: "image/svg+xml")
+        let server = try await ServerHarness()
+        let answer = try await server.request(Self.path("w:20/f:png", origin.url("/refs.svg")))
+        #expect([200, 422].contains(answer.status))
+        #expect(origin.count("/pixel.png") == 0)
+        await server.stop()
+        await origin.stop()
+    }
+}
