@@ -1,8 +1,6 @@
 #include "CHeifJxlGlue.h"
 
-#include <malloc.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,20 +39,7 @@ static tc_status fail(tc_heif_decoder *decoder, struct heif_error error) {
     return TC_CORRUPT;
 }
 
-/// libde265 leaves the blocks of a damaged picture it could not decode as whatever its buffer held, and glibc hands
-/// out freed heap memory again: a crafted HEIC could show pixels of an earlier image (the fuzzer found memory and
-/// file decodes of one file that differed; strict decoding does not catch it, libde265 gives no warning). glibc's
-/// M_PERTURB makes every allocation start as zeros (and fills freed memory), so such blocks are uniform instead.
-/// Process-wide, once, on the first HEIC decoder: about two memsets per allocation (docs/imagedecode.md).
-static void zero_fresh_allocations(void) {
-#ifdef M_PERTURB
-    mallopt(M_PERTURB, 0xFF);  // allocations filled with 0x00 (the complement), freed memory with 0xFF
-#endif
-}
-
 tc_heif_decoder *tc_heif_decoder_create(const uint8_t *data, size_t size, int max_side) {
-    static pthread_once_t once = PTHREAD_ONCE_INIT;
-    pthread_once(&once, zero_fresh_allocations);
     tc_heif_decoder *decoder = calloc(1, sizeof *decoder);
     if (!decoder) return NULL;
     decoder->data = data;

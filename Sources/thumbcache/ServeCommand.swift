@@ -145,6 +145,8 @@ struct ServeCommand: AsyncParsableCommand {
         "Answer JPEG XL, even when the URL names another format, when Accept names image/jxl (imgproxy's IMGPROXY_ENFORCE_JXL); before --enforce-avif.",
         flag: "enforce-jxl")))
     var enforceJxl = false
+
+    @Flag(help: ArgumentHelp(EnvironmentFallback.help(
         "Processing URLs that name no format draw an SVG source (PNG, or the format negotiated from Accept) instead of answering the SVG itself, sanitised (imgproxy's IMGPROXY_ALWAYS_RASTERIZE_SVG). An SVG asked for as SVG (f:svg, @svg) is passed through either way.",
         flag: "always-rasterize-svg")))
     var alwaysRasterizeSvg = false

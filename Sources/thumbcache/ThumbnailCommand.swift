@@ -165,6 +165,7 @@ struct ThumbnailCommand: ParsableCommand {
         let info = try ImageDecoder.probe(input, maxPixels: request.maxPixels)
         let limits = RenderLimits(maxPixels: request.maxPixels, maxDecodeMemory: request.maxDecodeMemory,
                                   maxAnimationFrames: animation.frames, maxAnimationFrameResolution: animation.frameResolution)
+        let format = options.outputFormat(asked: asked, source: info.format)
         var plan: ProcessingPlan
         do {
             plan = try options.plan(for: info, maxResultSide: ThumbnailRequest.maxSize)
