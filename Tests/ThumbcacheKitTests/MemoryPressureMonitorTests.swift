@@ -30,6 +30,27 @@ final class SetPressure: MemoryPressureSource {
         try text.write(to: url, atomically: true, encoding: .utf8)
     }
 
+    final class Counting: MemoryPressureResponder {
+        func shrinkForMemoryPressure() {}
+        func recoverFromMemoryPressure() {}
+    }
+
+    /// Registrations racing on a monitor that polls start one timer: a second timer made and dropped before it was
+    /// resumed crashed the whole process (libdispatch refuses to release an inactive source). Many monitors, each
+    /// with many registrations at once; the verdict is that the process lives and every cache is registered.
+    @Test func racingRegistrationsStartOneTimerAndNothingCrashes() async {
+        var configuration = MemoryPressureConfiguration()
+        (configuration.source, configuration.interval) = (SetPressure(), .seconds(3600))
+        for _ in 0..<50 {
+            let monitor = MemoryPressureMonitor(configuration: configuration)
+            let caches = (0..<16).map { _ in Counting() }
+            await withTaskGroup(of: Void.self) { group in
+                for cache in caches { group.addTask { monitor.register(cache) } }
+            }
+            #expect(monitor.registeredCount == 16)
+        }
+    }
+
     // MARK: Parsers, on text as the kernel writes it (Linux 6.x; written here, no machine's files are read)
 
     static let procPressure = """

@@ -88,21 +88,24 @@ public final class MemoryPressureMonitor: Sendable {
         return level
     }
 
+    /// Starts polling unless a timer runs. The timer is made and resumed under the lock: two registrations that
+    /// both saw no timer must not both make one, since a dispatch source released before it was ever resumed
+    /// crashes the process (libdispatch: "release of an inactive object").
     private func startTimer() {
         guard configuration.isEnabled, let interval = configuration.interval else { return }
         let nanoseconds = Int(min(interval / .nanoseconds(1), Double(Int.max / 2)))
-        let timer = DispatchSource.makeTimerSource(queue: queue)
-        timer.schedule(deadline: .now() + .nanoseconds(nanoseconds), repeating: .nanoseconds(nanoseconds))
-        timer.setEventHandler { [weak self] in
-            guard let self, self.anyRegistered() else { return }
-            self.check()
-        }
-        let started = state.withLock { state -> Bool in
-            guard state.timer == nil else { return false }
+        state.withLock { state in
+            guard state.timer == nil else { return }
+            let timer = DispatchSource.makeTimerSource(queue: queue)
+            timer.schedule(deadline: .now() + .nanoseconds(nanoseconds), repeating: .nanoseconds(nanoseconds))
+            timer.setEventHandler { [weak self] in
+                guard let self, self.anyRegistered() else { return }
+                self.check()
+            }
             state.timer = timer
-            return true
+            // Resuming only schedules the first poll on `queue`; its handler takes this lock after we release it.
+            timer.resume()
         }
-        if started { timer.resume() }
     }
 
     /// Whether a cache is still registered; when none is, polling stops (in the same lock a registration takes,
