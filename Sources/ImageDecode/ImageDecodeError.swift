@@ -3,8 +3,6 @@
 public enum ImageDecodeError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The bytes are in no format thumbcache knows.
     case unrecognizedFormat
-    /// The bytes are in a format thumbcache recognises but does not read.
-    case notReadable(ImageFormat)
     /// A valid file using a feature this decoder deliberately does not handle (12-bit, lossless JPEG).
     case unsupported(String)
     /// The file is damaged; the associated text is the decoding library's diagnosis.
@@ -33,7 +31,6 @@ public enum ImageDecodeError: Error, Equatable, Sendable, CustomStringConvertibl
     package var caseName: String {
         switch self {
         case .unrecognizedFormat: "unrecognizedFormat"
-        case .notReadable: "notReadable"
         case .unsupported: "unsupported"
         case .corrupt: "corrupt"
         case .truncated: "truncated"
@@ -52,8 +49,6 @@ public enum ImageDecodeError: Error, Equatable, Sendable, CustomStringConvertibl
         switch self {
         case .unrecognizedFormat:
             return "not an image in a format thumbcache reads (\(ImageFormat.names(ImageFormat.decodable))): unrecognized signature bytes"
-        case .notReadable(let format):
-            return "\(format.rawValue) sources are not read; convert the image to one of \(ImageFormat.names(ImageFormat.decodable))"
         case .unsupported(let detail):
             return "unsupported image: \(detail)"
         case .corrupt(let detail):

@@ -23,7 +23,7 @@ struct FormatCorpusTests {
         }
     }()
 
-    static let caseNames: Set<String> = ["unrecognizedFormat", "notReadable", "unsupported", "corrupt", "truncated", "tooLarge",
+    static let caseNames: Set<String> = ["unrecognizedFormat", "unsupported", "corrupt", "truncated", "tooLarge",
                                          "animationTooLarge", "overMemoryBudget", "outOfMemory"]
 
     @Test func theManifestIsRead() { #expect(Self.rows.count >= 28) }
