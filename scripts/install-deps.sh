@@ -9,7 +9,7 @@ packages=(
   libpng-dev libjpeg-dev pkg-config  # ImageDecode: libpng and libjpeg-turbo (found through pkg-config)
   liblcms2-dev                    # ImageDecode: LittleCMS, embedded ICC profiles to sRGB
   libwebp-dev libgif-dev libavif-dev  # ImageDecode: WebP (libwebp + demux), GIF (giflib), AVIF (libavif: dav1d, aom)
-  libheif-dev libjxl-dev libtiff-dev librsvg2-dev  # ImageDecode: HEIC (libheif: libde265), JPEG XL, TIFF, SVG
+  libheif-dev libde265-dev libjxl-dev libtiff-dev librsvg2-dev  # ImageDecode: HEIC (libheif; libde265 for zeroed pictures), JPEG XL, TIFF, SVG
 )
 test_packages=(
   default-jdk-headless            # Conformance: javac/java for the OkHttp driver

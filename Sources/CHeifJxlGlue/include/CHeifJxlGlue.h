@@ -20,8 +20,11 @@ typedef struct {
 } tc_heif_header;
 
 /// Wraps `data` (not copied; it must outlive the decoder). `max_side` becomes libheif's maximum image size
-/// limit (per side). Returns NULL only when out of memory.
+/// limit (per side). Returns NULL when out of memory (or if libde265's pictures could not be made to start zeroed).
 tc_heif_decoder *tc_heif_decoder_create(const uint8_t *data, size_t size, int max_side);
+/// Makes every libde265 picture start zeroed, so a damaged HEIC cannot show earlier heap memory
+/// (de265_zeroed_pictures.c). Called by tc_heif_decoder_create; safe from any thread. Returns 1 once in place.
+int tc_heif_zero_hevc_pictures(void);
 void tc_heif_decoder_destroy(tc_heif_decoder *decoder);
 const char *tc_heif_message(const tc_heif_decoder *decoder);
 /// Parses the boxes and the primary image's properties; no pixel memory. A thumbnail is offered only when it has
