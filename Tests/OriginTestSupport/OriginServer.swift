@@ -26,7 +26,8 @@ package final class OriginServer: Sendable {
         /// `atMost` bytes are sent: a download that lasts until another one has started.
         case streamUntilRequest(for: String, head: Data, atMost: Int, chunk: Int, delay: TimeAmount)
         /// Sends the body (fresh for 60 s) but its last byte, which waits for `release(name)`: a download that lasts
-        /// exactly until the test says, however slow the machine. After 120 s it ends anyway (a hang guard).
+        /// exactly until the test says, however slow the machine. After 30,000 ticks of 20 ms (at least 10 min) it
+        /// ends anyway (a hang guard: 120 s could pass on a loaded machine before a test released it).
         case held(body: Data, until: String)
     }
 
@@ -240,7 +241,7 @@ package final class OriginServer: Sendable {
                 head.headers.add(name: "Cache-Control", value: "max-age=60")
                 context.write(wrapOutboundOut(.head(head)), promise: nil)
                 context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: body.dropLast())))), promise: nil)
-                hold(body.suffix(1), until: name, ticksLeft: 6000, context: context)
+                hold(body.suffix(1), until: name, ticksLeft: 30_000, context: context)
             case .streamUntilRequest(let awaited, let body, let atMost, let chunk, let delay):
                 startStream(path: path, head: body, declaredLength: nil, left: atMost, chunk: chunk, delay: delay,
                             endsOnRequestFor: awaited, context: context)

@@ -566,7 +566,7 @@ final class HoldFirstRenderGate: RenderGate {
 
     /// Whether a render is held, waiting up to 30 s for one to arrive.
     func waitUntilHolding() async -> Bool {
-        for _ in 0..<3000 {
+        for _ in 0..<60_000 {  // at least 10 min: a hang guard, never a verdict
             if state.withLock({ $0.waiter != nil }) { return true }
             try? await Task.sleep(for: .milliseconds(10))
         }
