@@ -5,7 +5,7 @@ import CJpegPngGlue
 /// Encodes thumbnails as 8-bit HEIC (HEVC through libheif's x265 encoder) as libvips' heifsave does for imgproxy:
 /// x265's defaults (preset slow, tune SSIM), chroma 4:2:0 below quality 90 and 4:4:4 from it, RGB (a grey source too:
 /// libvips writes no 4:0:0 HEIC), alpha kept as an auxiliary image; the metadata given as a colr profile and Exif and
-/// XMP items. x265 runs on the calling render's one thread (`tc_heif_encode`).
+/// XMP items. x265 encodes on one thread of its own, without a pool, while the render's thread waits (`tc_heif_encode`).
 enum HEICEncoder {
     static func encode(_ image: PixelBuffer, quality: Int, metadata: ImageMetadata = ImageMetadata()) throws(ImageDecodeError) -> Data {
         var encoded = tc_encoded()
