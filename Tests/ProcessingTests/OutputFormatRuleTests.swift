@@ -74,8 +74,11 @@ import Processing
     @Test func theShortGrammarsDefaultIsAStillJPEGUnlessAlpha() throws {
         #expect(try Self.decide(Self.source(.webp, frames: 4), defaults: .jpegUnlessAlpha).format == .jpeg)
         #expect(try Self.decide(Self.source(.gif, alpha: true, frames: 4), defaults: .jpegUnlessAlpha).format == .png)
+        // An animated WebP is never weighed against a still JPEG: it stands, as if named.
         #expect(try Self.decide(accepted: [.avif, .webp], Self.source(.gif, frames: 4), defaults: .jpegUnlessAlpha)
-                == FormatDecision(format: .webp, fallback: .jpeg))
+                == FormatDecision(format: .webp))
+        #expect(try Self.decide(accepted: [.avif, .webp], Self.source(.jpeg), defaults: .jpegUnlessAlpha)
+                == FormatDecision(format: .avif, fallback: .jpeg))
     }
 
     @Test func theCLIsListKeepsEveryWrittenFormat() throws {

@@ -68,6 +68,33 @@ import ThumbcacheKit
         await origin.stop()
     }
 
+    /// The negotiated animation is stored where its description says (a ladder size of the short grammar in the
+    /// source's entry, a processing URL as a variant) and read back from disk after a restart, not rendered again.
+    @Test func aNegotiatedAnimationIsStoredAndReadBackFromDisk() async throws {
+        let origin = try await TestOrigin()
+        origin.image("/a.gif", try Self.animation(.gif), type: "image/gif")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("thumbcache-negotiated-\(UUID().uuidString)")
+        let url = origin.url("/a.gif")
+        var short = ThumbnailPath(signature: "", size: 256, fit: .contain, source: url, format: nil)
+        short.signature = URLSigner(key: nil).signature(for: short.signedPart)
+        let paths = [short.path, Self.path("rs:fit:32:32", url)]
+        func answers() async throws -> (bodies: [Data], types: [String?], served: [String?], renders: Int) {
+            let server = try await ServerHarness(directory: directory)
+            var answers: [ServerHarness.Answer] = []
+            for path in paths { answers.append(try await server.request(path, headers: Self.browser)) }
+            let renders = server.metric("thumbcache_render_duration_seconds_count")
+            await server.stop(removingDirectory: false)
+            return (answers.map(\.body), answers.map { $0.header("Content-Type") }, answers.map { $0.header("X-Thumbcache") }, renders)
+        }
+        let first = try await answers()
+        #expect(first.types == ["image/webp", "image/webp"] && first.renders == 2)
+        #expect(try first.bodies.allSatisfy { try Self.frames($0) == 3 })
+        let again = try await answers()
+        #expect(again.served == ["disk", "disk"] && again.renders == 0 && again.bodies == first.bodies, "\(again.served)")
+        await origin.stop()
+        try? FileManager.default.removeItem(at: directory)
+    }
+
     @Test func enforcedAVIFAndJXLPassOverAnAnimationEnforcedWebPDoesNot() async throws {
         let origin = try await TestOrigin()
         origin.image("/a.gif", try Self.animation(.gif), type: "image/gif")

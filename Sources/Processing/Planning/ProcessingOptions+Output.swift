@@ -15,7 +15,10 @@ extension ProcessingOptions {
         let fromAccept = request.accepted.first { !animated || $0.savesAnimation }
         if let named = request.named ?? format { return FormatDecision(format: fromAccept ?? named) }
         let fallback = defaultFormat(source: source, animated: animated, defaults: defaults)
-        return FormatDecision(format: fromAccept ?? fallback, fallback: fromAccept == nil ? nil : fallback)
+        guard let fromAccept else { return FormatDecision(format: fallback) }
+        // An animation is weighed only against a fallback that keeps it too (`EncodeSettings.answer`): against a
+        // still (the short grammar's JPEG) the animated answer stands, as if named.
+        return FormatDecision(format: fromAccept, fallback: !animated || fallback.savesAnimation ? fallback : nil)
     }
 
     /// imgproxy's "processed as animated": the source has more than one frame, the server takes more than one
