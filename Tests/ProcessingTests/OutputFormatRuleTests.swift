@@ -69,6 +69,8 @@ import Processing
         #expect(try Self.decide(named: .gif, accepted: [.jxl, .avif, .webp], animated) == FormatDecision(format: .webp))
         #expect(try Self.decide(named: .gif, accepted: [.jxl, .avif], animated) == FormatDecision(format: .gif))
         #expect(try Self.decide(named: .png, still) == FormatDecision(format: .png))
+        // imgproxy refuses SVG before it looks at enforced formats.
+        #expect(try Self.decide(named: .svg, accepted: [.webp], still) == FormatDecision(format: .svg))
     }
 
     @Test func theShortGrammarsDefaultIsAStillJPEGUnlessAlpha() throws {

@@ -13,7 +13,11 @@ extension ProcessingOptions {
                              limits: RenderLimits) -> FormatDecision {
         let animated = source.map { processesAsAnimation($0, limits: limits) } ?? false
         let fromAccept = request.accepted.first { !animated || $0.savesAnimation }
-        if let named = request.named ?? format { return FormatDecision(format: fromAccept ?? named) }
+        if let named = request.named ?? format {
+            // SVG is never drawn, so nothing replaces it (imgproxy checks it first): a raster source asked as SVG is
+            // refused whatever `Accept` says.
+            return FormatDecision(format: named.isVector ? named : fromAccept ?? named)
+        }
         let fallback = defaultFormat(source: source, animated: animated, defaults: defaults)
         guard let fromAccept else { return FormatDecision(format: fallback) }
         // An animation is weighed only against a fallback that keeps it too (`EncodeSettings.answer`): against a
