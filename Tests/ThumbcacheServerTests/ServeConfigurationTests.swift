@@ -28,7 +28,7 @@ struct ServeConfigurationTests {
         ("log-format", "xml", "text or json"),
         ("max-result-dimension", "-1", "0-"),
         // Not written (HEIC), no format at all, an empty item: each named, with the formats that can be listed.
-        ("preferred-formats", "jpeg,heic", "\"heic\" is not a format thumbcache writes: list jpeg, png"),
+        ("preferred-formats", "jpeg,svg", "\"svg\" is not a format thumbcache writes: list jpeg, png"),
         ("preferred-formats", "png,bogus", "\"bogus\""), ("preferred-formats", "jpeg,,png", "an empty name"),
     ]
 

@@ -20,7 +20,7 @@ struct OutputFormatCommandTests {
         let webp = try ImageEncoder.encode(PixelBuffer(width: 20, height: 10, channels: 3, pixels: Array(repeating: 90, count: 600)),
                                            as: .webp)
         let inputs: [(String, Data, String)] = [
-            ("photo.heic", try Data(contentsOf: Fixtures.directory.appendingPathComponent("heic/heif.heif")), "photo.jpg"),
+            ("photo.heic", try Data(contentsOf: Fixtures.directory.appendingPathComponent("heic/heif.heif")), "photo.heic"),
             ("still.webp", webp, "still.webp"),
             ("alpha.png", try Self.png(alpha: true), "alpha.png"),
             ("page.bmp", try Data(contentsOf: Fixtures.directory.appendingPathComponent("bmp/8-bpp-rle-small.bmp")), "page.bmp"),
