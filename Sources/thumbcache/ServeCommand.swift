@@ -109,7 +109,7 @@ struct ServeCommand: AsyncParsableCommand {
     var maxResultDimension: Int?
 
     @Flag(help: ArgumentHelp(EnvironmentFallback.help(
-        "URLs may name the security options max_result_dimension, max_src_resolution and max_src_file_size (imgproxy's IMGPROXY_ALLOW_SECURITY_OPTIONS); without it they are a 403. The source limits only lower this server's own.",
+        "URLs may name the security options max_result_dimension, max_src_resolution, max_src_file_size, max_animation_frames and max_animation_frame_resolution (imgproxy's IMGPROXY_ALLOW_SECURITY_OPTIONS); without it they are a 403. The source and animation limits only lower this server's own.",
         flag: "allow-security-options")))
     var allowSecurityOptions = false
 

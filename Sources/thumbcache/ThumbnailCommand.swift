@@ -164,7 +164,9 @@ struct ThumbnailCommand: ParsableCommand {
         throws(ImageDecodeError) -> Thumbnail {
         let info = try ImageDecoder.probe(input, maxPixels: request.maxPixels)
         let limits = RenderLimits(maxPixels: request.maxPixels, maxDecodeMemory: request.maxDecodeMemory,
-                                  maxAnimationFrames: animation.frames, maxAnimationFrameResolution: animation.frameResolution)
+                                  // `maf` lowers the flag's limit, as in serve (`SourceLimits`).
+                                  maxAnimationFrames: min(animation.frames, options.maxAnimationFrames ?? .max),
+                                  maxAnimationFrameResolution: animation.frameResolution)
         // serve's rule with every written format preferred: the source keeps its format when it can be written,
         // else JPEG, or PNG for transparency (serve's default list is imgproxy's, `--preferred-formats`).
         let format = options.outputFormat(for: FormatRequest(named: asked), source: info, defaults: .preferred(.encodable),

@@ -75,7 +75,12 @@ extension ThumbnailPipeline {
     /// formats and animation limit).
     func outputFormat(_ rendition: Rendition, _ request: FormatRequest, original: CacheMetadata.Original) -> FormatDecision {
         rendition.outputFormat(request, original: original, preferred: configuration.preferredFormats,
-                               limits: RenderLimits(maxAnimationFrames: configuration.maxAnimationFrames))
+                               limits: animationLimits(rendition.options))
+    }
+
+    /// The frames a render for `options` may keep: the server's limit, lowered by the URL's (`SourceLimits`).
+    private func animationLimits(_ options: ProcessingOptions) -> RenderLimits {
+        RenderLimits(maxAnimationFrames: SourceLimits(configuration: configuration, options: options).maxAnimationFrames)
     }
 
     /// The name a variant is stored under: its meaning (canonical description, the format it is written in, and
@@ -92,11 +97,12 @@ extension ThumbnailPipeline {
         if metadata != MetadataPolicy() {
             settings += " md \(metadata.stripMetadata ? 1 : 0)\(metadata.keepCopyright ? 1 : 0)\(metadata.stripColorProfile ? 1 : 0)"
         }
-        // The frames an animation keeps are the server's choice: another limit is another image.
+        // The frames an animation keeps are the server's choice (a URL's own limits are in its canonical form):
+        // another limit is another image.
         let animation = (configuration.maxAnimationFrames, configuration.maxAnimationFrameResolution)
         if animation != (RenderLimits.defaultMaxAnimationFrames, 0),
            original.mayKeepAnimation(rendition.options, in: decision.format,
-                                     limits: RenderLimits(maxAnimationFrames: configuration.maxAnimationFrames)) {
+                                     limits: animationLimits(rendition.options)) {
             settings += " anim \(animation.0) \(animation.1)"
         }
         // Named by the format decided, so every request that gets this image shares it (a URL naming no format and
@@ -215,10 +221,12 @@ extension ThumbnailPipeline {
         let qualities = configuration.formatQuality
         // Preferred from `Accept`: what the request answers without it, when smaller (`FormatFallback`).
         let fallback = decision.fallback
-        let renderLimits = RenderLimits(maxPixels: limits.maxPixels, maxDecodeMemory: configuration.maxDecodeMemory,
-                                        maxEffectWork: configuration.maxEffectWork,
-                                        maxAnimationFrames: configuration.maxAnimationFrames,
-                                        maxAnimationFrameResolution: configuration.maxAnimationFrameResolution)
+        let renderLimits = limits.renderLimits(maxDecodeMemory: configuration.maxDecodeMemory,
+                                               maxEffectWork: configuration.maxEffectWork)
+        do { try limits.checkFrames(original, animated: original.mayKeepAnimation(options, in: chosen, limits: renderLimits), url: url) } catch {
+            keepOriginal(of: origin, key: key)
+            throw error
+        }
         let input: EncodedImage
         var inputIsOriginal = false
         var storedOriginal: StoredOriginal?  // owns the descriptor behind `input`

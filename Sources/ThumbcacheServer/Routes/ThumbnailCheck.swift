@@ -63,7 +63,7 @@ final class ThumbnailChecks: Sendable {
     struct Rules: Sendable {
         /// imgproxy's `IMGPROXY_MAX_RESULT_DIMENSION`: a processing URL's `max_result_dimension` when it names none.
         var maxResultDimension = 0
-        /// imgproxy's `IMGPROXY_ALLOW_SECURITY_OPTIONS`: URLs may name `mrd`, `msr` and `msfs`.
+        /// imgproxy's `IMGPROXY_ALLOW_SECURITY_OPTIONS`: URLs may name `mrd`, `msr`, `msfs`, `maf` and `mafr`.
         var allowSecurityOptions = false
         /// Read `Sec-CH-DPR`, `DPR`, `Sec-CH-Width` and `Width` for processing URLs (`ClientHints`).
         var clientHints = false
