@@ -35,11 +35,11 @@ final class ConnectionState {
     private(set) var closing = false
     /// When the awaited head must have arrived; nil while a request is outstanding.
     private(set) var deadline: NIODeadline?
-    /// Reading is paused: the channel is not writable (the client is not reading its answers).
+    /// Reading is paused: the channel is not writable (the client is not reading its answers, or one is that long).
     private(set) var readingPaused = false
     /// A read the channel asked for while reading was paused, issued when it resumes.
     private(set) var readHeld = false
-    /// How many times reading paused because the client was not reading its answers.
+    /// How many times reading paused.
     private(set) var readPauses = 0
 
     private let channel: any Channel

@@ -25,10 +25,10 @@ package final class ServerMetrics: Sendable {
     /// Memory hits by who answered them: from the request's bytes (`WireHitHandler`) or by the router.
     private let hitsFromBytes: Prometheus.Counter
     private let hitsByRouter: Prometheus.Counter
-    /// Connections that stopped reading requests because their client did not read the answers, by the answer
-    /// bytes they held unsent then (`ConnectionState.readRequested`).
+    /// Pauses in reading a connection whose unsent answers passed the high watermark (its client not reading them,
+    /// or one answer that large), by the answer bytes unsent then (`ConnectionState.writabilityChanged`).
     private let readPauses: Prometheus.ValueHistogram
-    package static let readPauseBuckets: [Double] = [16 * 1024, 64 * 1024, 128 * 1024, 1024 * 1024, 16 * 1024 * 1024]
+    static let readPauseBuckets: [Double] = [16 * 1024, 64 * 1024, 128 * 1024, 1024 * 1024, 16 * 1024 * 1024]
 
     package init() {
         registry = PrometheusCollectorRegistry()
@@ -53,7 +53,7 @@ package final class ServerMetrics: Sendable {
         hitsFromBytes = registry.makeCounter(name: "thumbcache_memory_hit_answers_total", labels: [("by", "bytes")], help: help)
         hitsByRouter = registry.makeCounter(name: "thumbcache_memory_hit_answers_total", labels: [("by", "router")], help: help)
         readPauses = registry.makeValueHistogram(name: "thumbcache_read_pause_unsent_bytes", buckets: Self.readPauseBuckets,
-                                                 help: "Pauses in reading a connection whose client did not read its answers, by the answer bytes unsent then")
+                                                 help: "Pauses in reading a connection whose unsent answers passed 64 KiB (a client not reading them, or one answer that large), by the answer bytes unsent then")
     }
 
     /// A connection stopped reading requests: its client was not reading the answers, `unsentAnswerBytes` of them.
