@@ -2,7 +2,7 @@ import Dispatch
 import Foundation
 import Hummingbird
 import Testing
-import ThumbcacheKit
+@testable import ThumbcacheKit
 @testable import ThumbcacheServer
 
 /// Issue 11 §5: a request past its deadline gets 504, and its work is cancelled unless another request shares it.
@@ -11,8 +11,8 @@ import ThumbcacheKit
     /// for 300 s, and records when (and whether) the client closed the connection before the end. The body
     /// outlasts any test, so "closed before the end" never depends on how fast the machine is (it was 30 s).
     final class Trickle: Sendable {
-        private let state = Locked<(started: ContinuousClock.Instant?, closed: ContinuousClock.Instant?, closings: Int, finished: Bool)>(
-            (nil, nil, 0, false))
+        private let state = Locked<(started: ContinuousClock.Instant?, closed: ContinuousClock.Instant?, closings: Int, finished: Bool,
+                                   written: Int)>((nil, nil, 0, false, 0))
         static let head = Fixtures.jpeg.prefix(64)
         static let trickled = 3000
 
@@ -29,6 +29,7 @@ import ThumbcacheKit
                             for _ in 0..<Self.trickled {
                                 try await Task.sleep(for: .milliseconds(100))
                                 try await writer.write(ByteBuffer(bytes: [0]))
+                                self.state.withLock { $0.written += 1 }
                             }
                         } catch {
                             // The connection closed (the write failed, or the server cancelled the handler).
@@ -45,6 +46,8 @@ import ThumbcacheKit
         }
 
         var started: Bool { state.withLock { $0.started != nil } }
+        /// Trickled bytes written so far (the origin's side of the download going on).
+        var written: Int { state.withLock { $0.written } }
         var closedAt: ContinuousClock.Instant? { state.withLock { $0.closed } }
         /// Connections the client closed before the body's end.
         var closings: Int { state.withLock { $0.closings } }
@@ -90,7 +93,14 @@ import ThumbcacheKit
         #expect(await Self.eventually(within: 600) { trickle.started })
         let timedOut = Task { try await server.request(server.path(origin.url("/shared.jpg"), size: 64)) }
         #expect(try await timedOut.value.status == 504)
-        try await Task.sleep(for: .milliseconds(1500))
+        // Once the timed-out request has left the download (its waiter gone), the origin writes five more bytes
+        // of the body, and its connection is still open: events, not a sleep (the waits are hang guards).
+        let deadline = ContinuousClock.now + .seconds(600)
+        while await pipeline.downloadWaiters(for: source) != 1, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        let writtenThen = trickle.written
+        #expect(await Self.eventually(within: 600) { trickle.written >= writtenThen + 5 || trickle.closedAt != nil })
         #expect(trickle.closedAt == nil, "the download went on for the request still waiting")
         let left = ContinuousClock.now
         patient.cancel()

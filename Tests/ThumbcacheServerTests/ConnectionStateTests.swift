@@ -107,6 +107,56 @@ import Testing
         #expect(state.mayAnswerFromBytes(isWritable: true))
     }
 
+    /// Backpressure: when the channel stops being writable (the client is not reading its answers) reading
+    /// pauses, reported once with the unsent bytes; a read asked for meanwhile is held, and goes on when the
+    /// channel is writable again; reads pass while it is writable.
+    @Test func readingPausesWhileTheClientDoesNotReadItsAnswers() throws {
+        let channel = EmbeddedChannel()
+        try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 8080)).wait()
+        let reported = ReportedPauses()
+        let state = ConnectionState(channel: channel, headDeadline: Self.deadline, connections: nil,
+                                    readPaused: { reported.unsent.append($0) })
+        #expect(state.readRequested())
+        #expect(!state.writabilityChanged(isWritable: true, unsentAnswerBytes: 0), "no read held: none to issue")
+        #expect(!state.writabilityChanged(isWritable: false, unsentAnswerBytes: 70_000))
+        #expect(state.readingPaused && state.readPauses == 1 && reported.unsent == [70_000])
+        #expect(!state.writabilityChanged(isWritable: false, unsentAnswerBytes: 80_000))
+        #expect(state.readPauses == 1 && reported.unsent == [70_000], "one pause")
+        #expect(!state.readRequested() && state.readHeld)
+        #expect(!state.readRequested(), "still held")
+        #expect(state.writabilityChanged(isWritable: true, unsentAnswerBytes: 0), "the held read goes on")
+        #expect(!state.readingPaused && !state.readHeld)
+        #expect(!state.writabilityChanged(isWritable: true, unsentAnswerBytes: 0), "once")
+        #expect(state.readRequested())
+        #expect(!state.writabilityChanged(isWritable: false, unsentAnswerBytes: 66_000))
+        #expect(!state.writabilityChanged(isWritable: true, unsentAnswerBytes: 0), "no read was asked for meanwhile")
+        #expect(state.readPauses == 2 && reported.unsent == [70_000, 66_000])
+    }
+
+    /// `RouterTraffic` applies the rule to the channel's reads: none reaches the socket while the channel is not
+    /// writable, and the held one does when it is writable again.
+    @Test func routerTrafficHoldsReadsWhileTheChannelIsNotWritable() throws {
+        let channel = EmbeddedChannel()
+        let reads = ReadCounter()
+        let state = ConnectionState(channel: channel, headDeadline: Self.deadline, connections: nil)
+        try channel.pipeline.syncOperations.addHandler(reads)
+        try channel.pipeline.syncOperations.addHandler(RouterTraffic(connection: state, serverName: nil, isStopping: { false }))
+        try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 8080)).wait()
+        channel.read()
+        #expect(reads.count == 1)
+        channel.isWritable = false
+        channel.pipeline.fireChannelWritabilityChanged()
+        channel.read()
+        channel.read()
+        #expect(reads.count == 1 && state.readPauses == 1)
+        channel.isWritable = true
+        channel.pipeline.fireChannelWritabilityChanged()
+        #expect(reads.count == 2 && !state.readHeld)
+        channel.read()
+        #expect(reads.count == 3)
+        _ = try? channel.finish()
+    }
+
     /// `--max-connections` learns when the connection waits for a head and when it stops.
     @Test func waitingIsReportedToTheConnectionLimit() throws {
         let connections = OpenConnections(maximum: 10)
@@ -126,5 +176,21 @@ import Testing
         #expect(state.deadline == nil)
         channel.embeddedEventLoop.advanceTime(by: .seconds(60))
         #expect(Self.isOpen(channel), "the timer was cancelled, not fired")
+    }
+}
+
+/// The pauses a `ConnectionState` reported (on the test's thread only).
+private final class ReportedPauses {
+    var unsent: [Int] = []
+}
+
+/// Counts the reads that reach the front of the pipeline (the socket, on a real channel).
+private final class ReadCounter: ChannelOutboundHandler {
+    typealias OutboundIn = Any
+    var count = 0
+
+    func read(context: ChannelHandlerContext) {
+        count += 1
+        context.read()
     }
 }

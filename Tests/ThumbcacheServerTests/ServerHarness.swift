@@ -68,6 +68,13 @@ final class ServerHarness: Sendable {
     var hitsFromBytes: Int { metric("thumbcache_memory_hit_answers_total{by=\"bytes\"}") }
     var hitsByRouter: Int { metric("thumbcache_memory_hit_answers_total{by=\"router\"}") }
 
+    /// Pauses in reading a connection whose client did not read its answers (`ConnectionState.readRequested`),
+    /// and how many of them held at most `unsentBytes` (one of `ServerMetrics.readPauseBuckets`) unsent.
+    var readPauses: Int { metric("thumbcache_read_pause_unsent_bytes_count") }
+    func readPauses(holdingAtMost unsentBytes: Double) -> Int {
+        metric("thumbcache_read_pause_unsent_bytes_bucket{le=\"\(unsentBytes)\"}")
+    }
+
     /// A counter's value from the Prometheus text, 0 when it is not there.
     func metric(_ series: String) -> Int {
         endpoints.metrics.registry.emitToString().split(separator: "\n")

@@ -13,6 +13,12 @@ import NIOCore
 /// - **Closing**: after an answer that says `Connection: close`, nothing more is answered, and the connection closes
 ///   once that answer is written.
 /// - **Backpressure**: nothing is answered from bytes while the channel is not writable; Hummingbird's writer waits.
+///   And no more requests are read while it is not writable: answers unsent past the channel's high watermark mean
+///   the client is not reading them, and every request read would add one. Reading pauses when the channel stops
+///   being writable (`writabilityChanged`; reported, with the answer bytes unsent then: the high watermark and the
+///   write that crossed it) and resumes when it is writable again (below the low watermark); a read asked for
+///   meanwhile is held (`readRequested`). Hummingbird's own backpressure (a request it cannot answer yet holds the
+///   next) stops reading too, but only once it has read ahead; this stops it at the write that crossed the mark.
 /// - **The head deadline**: from when the connection opens, or its last answer ends with nothing else outstanding,
 ///   the next head must arrive whole within `headDeadline`, or the connection closes (a client that trickles its
 ///   headers cannot hold it; an idle one is let go). While a request is outstanding there is no deadline.
@@ -29,6 +35,12 @@ final class ConnectionState {
     private(set) var closing = false
     /// When the awaited head must have arrived; nil while a request is outstanding.
     private(set) var deadline: NIODeadline?
+    /// Reading is paused: the channel is not writable (the client is not reading its answers, or one is that long).
+    private(set) var readingPaused = false
+    /// A read the channel asked for while reading was paused, issued when it resumes.
+    private(set) var readHeld = false
+    /// How many times reading paused.
+    private(set) var readPauses = 0
 
     private let channel: any Channel
     private let headDeadline: TimeAmount
@@ -38,11 +50,15 @@ final class ConnectionState {
     private var timer: Scheduled<Void>?
     /// Whether the connection has waited for a head before (false: it has just opened).
     private var waitedBefore = false
+    /// Told of each pause in reading, with the answer bytes unsent then (the metrics count them).
+    private let readPaused: (_ unsentAnswerBytes: Int) -> Void
 
-    init(channel: any Channel, headDeadline: TimeAmount, connections: OpenConnections?) {
+    init(channel: any Channel, headDeadline: TimeAmount, connections: OpenConnections?,
+         readPaused: @escaping (_ unsentAnswerBytes: Int) -> Void = { _ in }) {
         self.channel = channel
         self.headDeadline = headDeadline
         self.connections = connections
+        self.readPaused = readPaused
         entry = connections?.register(channel)
     }
 
@@ -102,6 +118,31 @@ final class ConnectionState {
         guard !closing else { return true }
         if routedUnanswered == 0 { waitForHead() }
         return false
+    }
+
+    /// The channel asks to read more requests. Returns whether to read now: not while reading is paused (the
+    /// read is held).
+    func readRequested() -> Bool {
+        guard readingPaused else { return true }
+        readHeld = true
+        return false
+    }
+
+    /// The channel's writability changed: not writable, reading pauses (reported once, with `unsentAnswerBytes`,
+    /// what the channel holds unwritten, asked only then); writable, it resumes. Returns whether to issue a read
+    /// held meanwhile now.
+    func writabilityChanged(isWritable: Bool, unsentAnswerBytes: @autoclosure () -> Int) -> Bool {
+        guard isWritable else {
+            if !readingPaused {
+                readingPaused = true
+                readPauses += 1
+                readPaused(unsentAnswerBytes())
+            }
+            return false
+        }
+        readingPaused = false
+        defer { readHeld = false }
+        return readHeld
     }
 
     /// The connection has closed, or its handlers are leaving.

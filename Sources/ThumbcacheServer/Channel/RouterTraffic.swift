@@ -6,7 +6,8 @@ import NIOHTTPTypes
 /// heads the router gets, the decoder's failures, the router's answers beginning and ending. It stamps those
 /// answers' heads (`AnswerHead.stamp`, as the wire's answers are), says `Connection: close` on them while the server
 /// drains (a keep-alive client goes to another instance), and closes the connection after an answer that says
-/// `Connection: close`. It also starts and ends the connection's state with the channel.
+/// `Connection: close`. It also starts and ends the connection's state with the channel, and holds the channel's
+/// reads while the state says so (backpressure: a client that does not read its answers is not read from).
 final class RouterTraffic: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
     typealias InboundOut = HTTPRequestPart
@@ -44,6 +45,17 @@ final class RouterTraffic: ChannelDuplexHandler, RemovableChannelHandler {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         if case .head = unwrapInboundIn(data) { connection.decoderProducedHead() }
         context.fireChannelRead(data)
+    }
+
+    func read(context: ChannelHandlerContext) {
+        if connection.readRequested() { context.read() }
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        let channel = context.channel
+        let unsent = { (try? channel.syncOptions?.getOption(.bufferedWritableBytes)) ?? 0 }
+        if connection.writabilityChanged(isWritable: channel.isWritable, unsentAnswerBytes: unsent()) { context.read() }
+        context.fireChannelWritabilityChanged()
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {

@@ -44,9 +44,10 @@ package struct ThumbcacheHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
     package func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         channel.eventLoop.makeCompletedFuture {
             let pipeline = channel.pipeline.syncOperations
-            let connection = ConnectionState(channel: channel, headDeadline: TimeAmount(configuration.headDeadline),
-                                             connections: connections)
             let endpoints = self.endpoints
+            let connection = ConnectionState(channel: channel, headDeadline: TimeAmount(configuration.headDeadline),
+                                             connections: connections,
+                                             readPaused: { endpoints.metrics.readPaused(unsentAnswerBytes: $0) })
             // Bytes: memory hits answered here, everything else framed and handed on.
             if configuration.answersHitsFromBytes {
                 try pipeline.addHandler(WireHitHandler(endpoints: endpoints, connection: connection, serverName: configuration.serverName))

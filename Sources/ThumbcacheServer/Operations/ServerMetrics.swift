@@ -25,6 +25,10 @@ package final class ServerMetrics: Sendable {
     /// Memory hits by who answered them: from the request's bytes (`WireHitHandler`) or by the router.
     private let hitsFromBytes: Prometheus.Counter
     private let hitsByRouter: Prometheus.Counter
+    /// Pauses in reading a connection whose unsent answers passed the high watermark (its client not reading them,
+    /// or one answer that large), by the answer bytes unsent then (`ConnectionState.writabilityChanged`).
+    private let readPauses: Prometheus.ValueHistogram
+    static let readPauseBuckets: [Double] = [16 * 1024, 64 * 1024, 128 * 1024, 1024 * 1024, 16 * 1024 * 1024]
 
     package init() {
         registry = PrometheusCollectorRegistry()
@@ -48,6 +52,13 @@ package final class ServerMetrics: Sendable {
         let help = "Thumbnails answered from the memory cache, by who answered: from the request bytes, or the router"
         hitsFromBytes = registry.makeCounter(name: "thumbcache_memory_hit_answers_total", labels: [("by", "bytes")], help: help)
         hitsByRouter = registry.makeCounter(name: "thumbcache_memory_hit_answers_total", labels: [("by", "router")], help: help)
+        readPauses = registry.makeValueHistogram(name: "thumbcache_read_pause_unsent_bytes", buckets: Self.readPauseBuckets,
+                                                 help: "Pauses in reading a connection whose unsent answers passed 64 KiB (a client not reading them, or one answer that large), by the answer bytes unsent then")
+    }
+
+    /// A connection stopped reading requests: its client was not reading the answers, `unsentAnswerBytes` of them.
+    func readPaused(unsentAnswerBytes: Int) {
+        readPauses.record(Double(unsentAnswerBytes))
     }
 
     /// A memory hit was answered, from the bytes or by the router.
