@@ -60,8 +60,10 @@ let package = Package(
                 linkerSettings: [.linkedLibrary("gif"), .linkedLibrary("webpmux")]),
         // HEIC/HEIF (libheif; HEVC through libde265) and JPEG XL (libjxl, in and out).
         .systemLibrary(name: "CHEIF", pkgConfig: "libheif", providers: [.apt(["libheif-dev"]), .brew(["libheif"])]),
+        // libde265 directly, so its pictures start zeroed (de265_zeroed_pictures.c).
+        .systemLibrary(name: "CDE265", pkgConfig: "libde265", providers: [.apt(["libde265-dev"]), .brew(["libde265"])]),
         .systemLibrary(name: "CJXL", pkgConfig: "libjxl", providers: [.apt(["libjxl-dev"]), .brew(["jpeg-xl"])]),
-        .target(name: "CHeifJxlGlue", dependencies: ["CJpegPngGlue", "CHEIF", "CJXL", "CLCMS2"]),
+        .target(name: "CHeifJxlGlue", dependencies: ["CJpegPngGlue", "CHEIF", "CDE265", "CJXL", "CLCMS2"]),
         // TIFF (libtiff 4.5): read from memory, errors into the decoder's message; BMP and ICO are read in Swift.
         .systemLibrary(name: "CTIFF", pkgConfig: "libtiff-4", providers: [.apt(["libtiff-dev"]), .brew(["libtiff"])]),
         .target(name: "CTiffGlue", dependencies: ["CJpegPngGlue", "CTIFF"]),

@@ -9,8 +9,13 @@ packages=(
   libpng-dev libjpeg-dev pkg-config  # ImageDecode: libpng and libjpeg-turbo (found through pkg-config)
   liblcms2-dev                    # ImageDecode: LittleCMS, embedded ICC profiles to sRGB
   libwebp-dev libgif-dev libavif-dev  # ImageDecode: WebP (libwebp + demux), GIF (giflib), AVIF (libavif: dav1d, aom)
-  libheif-dev libjxl-dev libtiff-dev librsvg2-dev  # ImageDecode: HEIC (libheif: libde265), JPEG XL, TIFF, SVG
+  libheif-dev libde265-dev libjxl-dev libtiff-dev librsvg2-dev  # ImageDecode: HEIC (libheif: libde265 in, its pictures zeroed by us; x265 out), JPEG XL, TIFF, SVG
 )
+# Debian 12's libheif 1.15 has its libde265 decoder and x265 encoder built in (libheif1 depends on both); from
+# libheif 1.16 on (Debian 13, Ubuntu 24.04) they are plugin packages, without which HEIC is neither read nor written.
+for plugin in libheif-plugin-libde265 libheif-plugin-x265; do
+  apt-cache show "$plugin" >/dev/null 2>&1 && packages+=("$plugin")
+done
 test_packages=(
   default-jdk-headless            # Conformance: javac/java for the OkHttp driver
   libokhttp-java libokio-java     # Conformance: OkHttp 3.13's DiskLruCache, the reference implementation

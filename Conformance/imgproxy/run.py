@@ -41,7 +41,6 @@ MISSING = {
     # sources
     # outputs
     "output:grey16": "16-bit greyscale output", "output:rgb16": "16-bit RGB output",
-    "output:heic": "HEIC output",
 }
 # imgproxy Pro's features: never expected of serve.
 PRO = {"objects_position", "obj_pos", "op", "crop_objects", "c_obj", "blur_detections", "bd", "draw_detections", "dd",
@@ -59,7 +58,7 @@ SETTING_FLAGS = {  # imgproxy settings serve has, as serve's flags
     "allow_security_options": lambda value: ["--allow-security-options"] if value else [],
     "local_root": lambda value: [],  # every serve has --local-root images/ (start_serve)
     "allow_loopback_sources": lambda value: [] if value else [NO_LOOPBACK],
-    "quality": lambda value: ["--format-quality", f"jpeg={value},webp={value},avif={value},jxl={value}"],
+    "quality": lambda value: ["--format-quality", f"jpeg={value},webp={value},avif={value},jxl={value},heic={value}"],
     "max_src_file_size": lambda value: ["--max-download-size", str(value)],
     "signature_size": lambda value: ["--signature-size", str(value)],
     "allowed_processing_options": lambda value: ["--allowed-processing-options", ",".join(value)],
@@ -225,10 +224,10 @@ def sniff(body):
         return "gif", w, h, "srgb"
     if body.lstrip()[:5] in (b"<?xml", b"<svg ", b"<svg>"):
         return "svg", None, None, None
-    if body[4:12] in (b"ftypavif", b"ftypavis"):
+    if body[4:12] in (b"ftypavif", b"ftypavis", b"ftypheic", b"ftypheix", b"ftypmif1"):
         at = body.find(b"ispe")
         w, h = struct.unpack(">II", body[at + 8:at + 16]) if at > 0 else (None, None)
-        return "avif", w, h, "srgb"
+        return ("avif" if body[8:12] in (b"avif", b"avis") else "heic"), w, h, "srgb"
     if body.startswith(b"\xff\x0a") or body.startswith(b"\0\0\0\x0cJXL \r\n\x87\n"):
         w, h = jxl_size(body)
         return "jxl", w, h, "srgb"

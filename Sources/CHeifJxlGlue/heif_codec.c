@@ -39,7 +39,12 @@ static tc_status fail(tc_heif_decoder *decoder, struct heif_error error) {
     return TC_CORRUPT;
 }
 
+void tc_heif_zeroed_begin(void);  // heif_zeroed_planes.cpp
+void tc_heif_zeroed_end(void);
+
 tc_heif_decoder *tc_heif_decoder_create(const uint8_t *data, size_t size, int max_side) {
+    // Without zeroed pictures a damaged file could show earlier heap memory: then decode nothing.
+    if (!tc_heif_zero_hevc_pictures()) return NULL;
     tc_heif_decoder *decoder = calloc(1, sizeof *decoder);
     if (!decoder) return NULL;
     decoder->data = data;
@@ -245,9 +250,12 @@ tc_status tc_heif_decode(tc_heif_decoder *decoder, int use_thumbnail, int channe
     // Transformations (irot, imir, clap) applied: the pixels come out upright, so no Exif orientation applies.
     options->ignore_transformations = 0;
     options->convert_hdr_to_8bit = 1;
+    // libheif's planes start zeroed here (heif_zeroed_planes.cpp): a damaged file cannot show earlier heap memory.
+    tc_heif_zeroed_begin();
     struct heif_error error = heif_decode_image(handle, &decoder->image, heif_colorspace_RGB,
                                                 channels == 4 ? heif_chroma_interleaved_RGBA : heif_chroma_interleaved_RGB,
                                                 options);
+    tc_heif_zeroed_end();
     heif_decoding_options_free(options);
     if (error.code != heif_error_Ok) {
         decoder->image = NULL;

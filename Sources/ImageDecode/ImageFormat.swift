@@ -118,8 +118,8 @@ public enum ImageFormat: String, Sendable, CaseIterable {
     /// Whether thumbnails can be written in this format. A format is added here when its encoder lands.
     public var isEncodable: Bool {
         switch self {
-        case .jpeg, .png, .webp, .gif, .avif, .jxl, .tiff, .bmp, .ico: true
-        case .heic, .svg: false
+        case .jpeg, .png, .webp, .gif, .avif, .heic, .jxl, .tiff, .bmp, .ico: true
+        case .svg: false
         }
     }
 

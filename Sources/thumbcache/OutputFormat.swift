@@ -4,7 +4,7 @@ import ImageDecode
 
 /// The one place that decides which format an output is written in, from `--format` and the extension of
 /// `-o` (`get`, `thumbnail`): `-o small.png` means PNG. An extension naming a format thumbcache cannot write
-/// (`-o x.heic`) is a usage error rather than a JPEG under that name. The formats follow `ImageFormat.isAskable`:
+/// (`-o x.jp2`) is a usage error rather than a JPEG under that name. The formats follow `ImageFormat.isAskable`:
 /// the ones encoded, and SVG, written only by passing an SVG source through.
 enum OutputFormat {
     /// The formats thumbcache writes, with the extensions that ask for them.

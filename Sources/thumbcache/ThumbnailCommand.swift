@@ -22,7 +22,7 @@ struct ThumbnailCommand: ParsableCommand {
 
             Exit codes: 0 success; 1 some inputs were refused (one line each: corrupt, unsupported, over \
             --max-pixels or --max-decode-memory); 64 usage (also an -o extension of a format not written, such as \
-            .heic); 74 some outputs could not be written (one line each).
+            .jp2); 74 some outputs could not be written (one line each).
             """
     )
 
@@ -53,7 +53,7 @@ struct ThumbnailCommand: ParsableCommand {
     @Option(help: "contain (fit inside the box) or cover (fill the box, centre-crop).")
     var fit: FitMode = .contain
 
-    @Option(help: "Quality for jpeg, webp and avif output, 1-100 (png is lossless); default: the format's (--format-quality).")
+    @Option(help: "Encoder quality, 1-100 (lossless formats such as png ignore it); default: the format's (--format-quality).")
     var quality: Int?
 
     @OptionGroup var encode: EncodeOptions

@@ -138,6 +138,38 @@ struct HEICDecodeTests {
         #expect(throws: ImageDecodeError.self) { try ImageDecoder.decode(data) }
     }
 
+    /// A damaged file must decode to the same pixels whatever the heap held. libde265 leaves the blocks it cannot
+    /// decode as its buffer's old contents (`plain.heic` with three bit flips in its slice data: fixed by
+    /// de265_zeroed_pictures.c), and libheif leaves part of its image unwritten when the coded picture is smaller
+    /// than the image declared (`irot.heic` with one byte of its SPS changed, so 128 of 227 columns are coded: fixed
+    /// by heif_zeroed_planes.cpp). Before the fixes these pixels changed with the heap's contents: earlier requests'
+    /// pixels could show through. Found by mutation runs.
+    @Test(arguments: [
+        ("plain", [(2326, 0x20), (3609, 0x08), (3747, 0x08)]), ("plain", [(765, 0x10), (1737, 0x20), (1941, 0x04)]),
+        ("plain", [(1485, 0x01), (4105, 0x02), (4601, 0x10)]), ("plain", [(2947, 0x01), (3358, 0x04), (4625, 0x01)]),
+        ("plain", [(1666, 0x02), (3000, 0x08), (4407, 0x04)]), ("plain", [(1062, 0x04), (5666, 0x02), (5928, 0x01)]),
+        ("irot", [(311, 0x0D)]),
+    ] as [(String, [(Int, UInt8)])])
+    func aDamagedPictureDecodesTheSameWhateverTheHeapHeld(file: String, flips: [(Int, UInt8)]) throws {
+        var data = try Fixtures.data("heic/\(file).heic")
+        for (offset, bit) in flips { data[offset] ^= bit }
+        /// Fills then frees blocks of the sizes libde265's picture planes have here (4-96 KB), so its next
+        /// allocations are likely to get memory holding `byte`.
+        func decode(afterFreeingMemoryFilledWith byte: UInt8) throws -> PixelBuffer {
+            let blocks = stride(from: 4096, through: 98_304, by: 1024).map { size in
+                let block = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 16)
+                block.initializeMemory(as: UInt8.self, repeating: byte, count: size)
+                return block
+            }
+            blocks.reversed().forEach { $0.deallocate() }
+            return try ImageDecoder.decode(data)
+        }
+        let first = try decode(afterFreeingMemoryFilledWith: 0x77)
+        for byte: UInt8 in [0x11, 0xE5, 0x3C] {
+            #expect(try decode(afterFreeingMemoryFilledWith: byte) == first, "freed memory held \(byte)")
+        }
+    }
+
     @Test func truncatedAndGarbageFilesAreRefused() throws {
         let data = try Fixtures.data("heic/heif.heif")
         for keep in [16, 40, data.count / 3, data.count * 2 / 3, data.count - 1] {

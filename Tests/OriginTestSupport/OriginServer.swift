@@ -26,7 +26,8 @@ package final class OriginServer: Sendable {
         /// `atMost` bytes are sent: a download that lasts until another one has started.
         case streamUntilRequest(for: String, head: Data, atMost: Int, chunk: Int, delay: TimeAmount)
         /// Sends the body (fresh for 60 s) but its last byte, which waits for `release(name)`: a download that lasts
-        /// exactly until the test says, however slow the machine. After 120 s it ends anyway (a hang guard).
+        /// exactly until the test says, however slow the machine. After 30,000 ticks of 20 ms (at least 10 min) it
+        /// ends anyway (a hang guard: 120 s could pass on a loaded machine before a test released it).
         case held(body: Data, until: String)
     }
 
@@ -50,6 +51,47 @@ package final class OriginServer: Sendable {
     package final class Table: Sendable {
         package let state = Locked<(routes: [String: Route], log: [Request], events: [Event])>(([:], [], []))
         package let streams = Locked<[String: StreamRecord]>([:])
+        /// Tests waiting for a `.stream` reply to end (`streamEnded`): its path, the byte bound, and the waiter.
+        private let streamWaiters = Locked<[(path: String, bytes: Int, continuation: CheckedContinuation<StreamRecord?, Never>)]>([])
+
+        /// Changes `path`'s stream record, then resumes the tests waiting for what it now shows.
+        package func updateStream(_ path: String, _ change: (inout StreamRecord) -> Void) {
+            let record = streams.withLock { streams -> StreamRecord? in
+                guard streams[path] != nil else { return nil }
+                change(&streams[path]!)
+                return streams[path]
+            }
+            guard let record else { return }
+            resumeWaiters(for: path, record)
+        }
+
+        /// Waits for `path`'s stream to be closed by the client or ended, or to have sent `bytes`.
+        package func streamEnded(_ path: String, orAfter bytes: Int) async -> StreamRecord? {
+            await withCheckedContinuation { continuation in
+                let current = streams.withLock { streams -> StreamRecord? in
+                    // Under the records' lock, so an update cannot slip between this look and the registration.
+                    if let record = streams[path], Self.ended(record, orAfter: bytes) { return record }
+                    streamWaiters.withLock { $0.append((path, bytes, continuation)) }
+                    return nil
+                }
+                if let current { continuation.resume(returning: current) }
+            }
+        }
+
+        private func resumeWaiters(for path: String, _ record: StreamRecord) {
+            let ready = streams.withLock { _ in
+                streamWaiters.withLock { waiters in
+                    let ready = waiters.filter { $0.path == path && Self.ended(record, orAfter: $0.bytes) }
+                    waiters.removeAll { $0.path == path && Self.ended(record, orAfter: $0.bytes) }
+                    return ready.map(\.continuation)
+                }
+            }
+            for continuation in ready { continuation.resume(returning: record) }
+        }
+
+        private static func ended(_ record: StreamRecord, orAfter bytes: Int) -> Bool {
+            record.closedEarly || record.finished || record.bytesSent >= bytes
+        }
         package let connections = Locked(0)
         package let released = Locked<Set<String>>([])
 
@@ -131,6 +173,12 @@ package final class OriginServer: Sendable {
 
     package func stream(_ path: String) -> StreamRecord? { table.streams.withLock { $0[path] } }
 
+    /// `path`'s `.stream` record once the client has closed the connection or the body has ended, or once `bytes`
+    /// were sent: awaited on the origin's own events, with no clock (a stream that no client closes ends by bytes).
+    package func streamEnded(_ path: String, orAfter bytes: Int) async -> StreamRecord? {
+        await table.streamEnded(path, orAfter: bytes)
+    }
+
     /// Lets the `.held` bodies waiting for `name` end.
     package func release(_ name: String) { table.released.withLock { _ = $0.insert(name) } }
 
@@ -193,7 +241,7 @@ package final class OriginServer: Sendable {
                 head.headers.add(name: "Cache-Control", value: "max-age=60")
                 context.write(wrapOutboundOut(.head(head)), promise: nil)
                 context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: body.dropLast())))), promise: nil)
-                hold(body.suffix(1), until: name, ticksLeft: 6000, context: context)
+                hold(body.suffix(1), until: name, ticksLeft: 30_000, context: context)
             case .streamUntilRequest(let awaited, let body, let atMost, let chunk, let delay):
                 startStream(path: path, head: body, declaredLength: nil, left: atMost, chunk: chunk, delay: delay,
                             endsOnRequestFor: awaited, context: context)
@@ -213,12 +261,12 @@ package final class OriginServer: Sendable {
         private func stream(path: String, next: Data, left: Int, chunk: Int, delay: TimeAmount, endsOnRequestFor awaited: String? = nil,
                             context: ChannelHandlerContext) {
             guard context.channel.isActive else {
-                table.streams.withLock { $0[path]?.closedEarly = true }
+                table.updateStream(path) { $0.closedEarly = true }
                 return
             }
             let awaitedArrived = awaited.map { awaited in self.table.state.withLock { $0.log.contains { $0.path == awaited } } } ?? false
             guard left > 0, !awaitedArrived else {
-                table.streams.withLock { $0[path]?.finished = true }
+                table.updateStream(path) { $0.finished = true }
                 table.state.withLock { $0.events.append(.bodyEnded(path)) }
                 context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
                 return
@@ -236,7 +284,7 @@ package final class OriginServer: Sendable {
             let piece = next.isEmpty ? Data(count: min(chunk, left)) : next.prefix(left)
             let table = self.table
             context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: piece))))).whenSuccess {
-                table.streams.withLock { $0[path]?.bytesSent += piece.count }
+                table.updateStream(path) { $0.bytesSent += piece.count }
             }
             // After the last piece the body ends at once: a client that has it all may close before another delay.
             guard left > piece.count else {

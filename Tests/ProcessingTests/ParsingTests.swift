@@ -99,7 +99,7 @@ import Testing
             try ProcessingOptions(parsing: "rt:stretch")
         }
         for bad in ["h:-1", "dpr:0", "z:0", "q:101", "rot:45", "bg:12:300:0", "bg:ggg", "g:up", "g:fp:1.5:0.5",
-                    "g:fp:0.5", "g:sm:1", "ex:1:sm", "f:heic", "f:jp2", "fq:webp", "skp:jp2", "w:1:2", "rs:a:1:2:3:4:5:6:7:8",
+                    "g:fp:0.5", "g:sm:1", "ex:1:sm", "f:jp2", "fq:webp", "skp:jp2", "w:1:2", "rs:a:1:2:3:4:5:6:7:8",
                     "fn:%%%:1", "bl:-1", "mb:x"] {
             #expect(throws: ProcessingError.self, "\(bad)") { try ProcessingOptions(parsing: bad) }
         }

@@ -123,7 +123,7 @@ import Testing
                 total + ((try? FileManager.default.attributesOfItem(atPath: cacheDir.path + "/" + name)[.size] as? Int) ?? 0)
             }
         }
-        let deadline = ContinuousClock.now + .seconds(120)
+        let deadline = ContinuousClock.now + .seconds(600)
         while cacheBytes() > body.count / 2, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
 
         // The output goes elsewhere: only the cache disk is full.

@@ -20,7 +20,7 @@ import Testing
     @Test(arguments: [
         ("avif", FormatQualities.ParseError.notAPair(item: "avif")),
         ("avif=60,webp", .notAPair(item: "webp")),
-        ("heic=50", .unknownFormat(item: "heic=50")),
+        ("svg=50", .unknownFormat(item: "svg=50")),
         ("avif=0", .badQuality(item: "avif=0")),
         ("webp=101", .badQuality(item: "webp=101")),
         ("jpeg=high", .badQuality(item: "jpeg=high")),

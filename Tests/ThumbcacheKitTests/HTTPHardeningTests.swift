@@ -11,38 +11,30 @@ import Testing
 
     init() throws { server = try OriginServer() }
 
-    /// The error a get fails with within a minute (nil: it succeeded, or was still running and is recorded as an
-    /// issue: on code without a body deadline these gets run for minutes). The bound only guards against a
-    /// hang (a trickled body ends by itself well within it), so it is generous: other suites' CPU-bound tests
-    /// can hold the cooperative pool for a minute on a loaded 2-core machine while this one waits.
+    /// The error a get fails with (nil: it succeeded), awaited to the end with no clock of the test's own: every
+    /// origin reply here ends after a bounded number of bytes, so a get ends even on code without a body deadline,
+    /// and no verdict depends on how fast a loaded machine runs (a 240 s bound here once failed a correct run whose
+    /// tasks waited minutes for the cooperative pool behind other suites' CPU-bound tests).
     static func failure(_ pipeline: ThumbnailPipeline, _ url: String) async -> PipelineError? {
-        let seconds = 240
-        let outcome = Locked<PipelineError??>(nil)
-        let attempt = Task { let error = await PipelineHTTPTests.failure(pipeline, url); outcome.withLock { $0 = .some(error) } }
-        let start = ContinuousClock.now
-        while ContinuousClock.now - start < .seconds(seconds) {
-            if let settled = outcome.withLock({ $0 }) { return settled }
-            try? await Task.sleep(for: .milliseconds(20))
-        }
-        attempt.cancel()
-        Issue.record("\(url) was still running after \(seconds) s")
-        return nil
+        await PipelineHTTPTests.failure(pipeline, url)
     }
 
-    /// Waits (a bounded time) for the origin to see the client close a `.stream` reply's connection.
-    func closedEarly(_ path: String) async -> OriginServer.StreamRecord? {
-        for _ in 0..<6000 {
-            if let record = server.stream(path), record.closedEarly || record.finished { return record }
-            try? await Task.sleep(for: .milliseconds(20))
-        }
-        return server.stream(path)
+    /// The origin's record of a `.stream` reply once the client has closed its connection or the body has ended,
+    /// or once `bytes` were sent (a client that keeps reading: the bound is bytes, not time).
+    func closedEarly(_ path: String, orAfter bytes: Int) async -> OriginServer.StreamRecord? {
+        await server.streamEnded(path, orAfter: bytes)
     }
 
     @Test func aTricklingBodyIsCutAtTheOverallDeadline() async throws {
-        // 100 bytes every 500 ms: the read timeout never fires, and the whole body would take 29 s, where the
-        // deadline is 1 s (without a deadline over the body, this get succeeds after 29 s).
+        // 100 bytes every 500 ms: the body arrives all along and takes at least 28 s, where the deadline is 1 s
+        // (without a deadline over the body, this get succeeds once the body has ended). The read timeout is put
+        // out of the way, so the overall deadline is the only thing that can end this get early; and the fetcher
+        // judges its deadline by the clock, so a loaded machine that runs the timer late still gets the timeout.
         server.route("/drip.jpg") { _ in .trickle(body: Fixtures.jpeg, chunk: 100, delay: .milliseconds(500)) }
-        let harness = try PipelineHarness { $0.fetchLimits.totalTimeout = .seconds(1) }
+        let harness = try PipelineHarness {
+            $0.fetchLimits.totalTimeout = .seconds(1)
+            $0.fetchLimits.readTimeout = .seconds(24 * 3600)
+        }
         let error = await Self.failure(harness.pipeline, server.url("/drip.jpg"))
         // No early return: the harness must be closed on every path (an unclosed HTTP client traps in its deinit).
         if case .timeout(_, let reason)? = error {
@@ -64,23 +56,28 @@ import Testing
         server.route("/chunked.jpg") { _ in .stream(head: jpegHead, declaredLength: nil, chunk: 64 << 10, delay: .milliseconds(2)) }
         let harness = try PipelineHarness {
             $0.fetchLimits.totalTimeout = .seconds(1)
+            $0.fetchLimits.readTimeout = .seconds(24 * 3600)
             $0.fetchLimits.maxDownloadBytes = 2 * gigabyte  // over the declared length: only the deadline stops it
         }
         let timedOut = await Self.failure(harness.pipeline, server.url("/endless.jpg"))
         #expect(timedOut?.description.contains("overall timeout") == true, "\(String(describing: timedOut))")
-        // Refused by its first bytes: no deadline of 1 s here, which a busy machine could reach before those bytes
-        // are read (the 60 s only bound a failing run; the stream never ends by itself).
+        // Refused by its first bytes: no deadline that a busy machine could reach before those bytes are read (the
+        // stream ends by itself after its declared gigabyte, which bounds a failing run).
         let sniffing = try PipelineHarness {
-            $0.fetchLimits.totalTimeout = .seconds(60)
+            $0.fetchLimits.totalTimeout = .seconds(24 * 3600)
+            $0.fetchLimits.readTimeout = .seconds(24 * 3600)
             $0.fetchLimits.maxDownloadBytes = 2 * gigabyte
         }
         let page = await Self.failure(sniffing.pipeline, server.url("/page.jpg"))
         if case .notAnImage? = page {} else { Issue.record("got \(String(describing: page))") }
-        let limited = try PipelineHarness { $0.fetchLimits.maxDownloadBytes = 1 << 20 }
+        let limited = try PipelineHarness {
+            $0.fetchLimits.maxDownloadBytes = 1 << 20
+            ($0.fetchLimits.totalTimeout, $0.fetchLimits.readTimeout) = (.seconds(24 * 3600), .seconds(24 * 3600))
+        }
         let tooLarge = await Self.failure(limited.pipeline, server.url("/chunked.jpg"))
         if case .downloadTooLarge? = tooLarge {} else { Issue.record("got \(String(describing: tooLarge))") }
         for path in ["/endless.jpg", "/page.jpg", "/chunked.jpg"] {
-            let record = await closedEarly(path)
+            let record = await closedEarly(path, orAfter: 64 << 20)
             #expect(record?.closedEarly == true && record?.finished == false, "\(path): \(String(describing: record))")
             #expect((record?.bytesSent ?? .max) < 64 << 20, "\(path): abandoned, not read to the end: \(String(describing: record))")
         }

@@ -118,7 +118,7 @@ import Testing
         let jsonPath = work.appendingPathComponent("report.json").path
         let launched = try ThumbcacheChild.launch(["warm", urls, "--sizes", "64,128", "--concurrency", "2", "--cache-dir", cacheDir, "--json", jsonPath])
         // With two URLs in flight, a third is requested only once one is done: then SIGINT lands part-way.
-        let deadline = ContinuousClock.now + .seconds(60)
+        let deadline = ContinuousClock.now + .seconds(600)
         while server.totalRequests < 3 && ContinuousClock.now < deadline { usleep(10_000) }
         kill(launched.0.processIdentifier, SIGINT)
         let interrupted = ThumbcacheChild.finish(launched)

@@ -49,7 +49,7 @@ import ThumbcacheKit
         #expect(gauge.flatMap { Double($0.split(separator: " ").last ?? "") } == Double(pipeline.rendersCancelled), "\(String(describing: gauge))")
         // The download is kept though no render finished: the source is on disk for the next request (stored by the
         // cancelled render's task once its worker is free: waited for, a hang guard).
-        #expect(await CancellationTests.eventually(within: 120) { (try? pipeline.info(for: image)) != nil })
+        #expect(await CancellationTests.eventually(within: 600) { (try? pipeline.info(for: image)) != nil })
         #expect(origin.count("/a.jpg") == 1)
         await server.stop()
         await origin.stop()

@@ -69,7 +69,7 @@ import ThumbcacheKit
         let answer = try await server.request(server.path(origin.url("/slow.jpg"), size: 64))
         #expect(answer.status == 504 && answer.json["error"] == "timeout", "\(answer.status) \(answer.json)")
         #expect(!trickle.finished, "504 at the 1 s deadline, before the body's end")
-        #expect(await Self.eventually(within: 240) { trickle.closedAt != nil || trickle.finished })
+        #expect(await Self.eventually(within: 600) { trickle.closedAt != nil || trickle.finished })
         #expect(!trickle.finished && trickle.closings == 1, "the origin's connection was closed before the body's end")
         #expect(origin.count("/slow.jpg") == 1)
         await server.stop()
@@ -87,7 +87,7 @@ import ThumbcacheKit
         let source = try ImageSource(origin.url("/shared.jpg"))
         let pipeline = server.endpoints.pipeline
         let patient = Task { try await pipeline.thumbnail(for: source, size: 64) }
-        #expect(await Self.eventually(within: 30) { trickle.started })
+        #expect(await Self.eventually(within: 600) { trickle.started })
         let timedOut = Task { try await server.request(server.path(origin.url("/shared.jpg"), size: 64)) }
         #expect(try await timedOut.value.status == 504)
         try await Task.sleep(for: .milliseconds(1500))
@@ -95,7 +95,7 @@ import ThumbcacheKit
         let left = ContinuousClock.now
         patient.cancel()
         await #expect(throws: PipelineError.self) { try await patient.value }
-        #expect(await Self.eventually(within: 240) { trickle.closedAt != nil || trickle.finished })
+        #expect(await Self.eventually(within: 600) { trickle.closedAt != nil || trickle.finished })
         #expect(!trickle.finished && trickle.closedAt != nil, "cancelled once its last request left")
         if let closed = trickle.closedAt { #expect(closed >= left, "not before the last request left") }
         #expect(origin.count("/shared.jpg") == 1, "one download for both requests")
@@ -114,17 +114,17 @@ import ThumbcacheKit
         let limiter = server.endpoints.limiter
         let release = DispatchSemaphore(value: 0)
         let held = Task { try await limiter.run { release.wait(); return 0 } }
-        #expect(await Self.eventually(within: 30) { limiter.load.running == 1 })
+        #expect(await Self.eventually(within: 600) { limiter.load.running == 1 })
         let path = server.path(origin.url("/queued.jpg"), size: 64)
         let answer = try await server.request(path)
         #expect(answer.status == 504, "\(answer.status) \(answer.json)")
-        let left = await Self.eventually(within: 120) { limiter.load.queued == 0 }  // the worker is held meanwhile
+        let left = await Self.eventually(within: 600) { limiter.load.queued == 0 }  // the worker is held meanwhile
         #expect(left, "the timed-out request's render left the queue while the worker was still busy")
         release.signal()
         _ = try await held.value
         // The download is stored by the cancelled render's task, after it left the queue: waited for (a hang guard).
         let pipeline = server.endpoints.pipeline, source = try ImageSource(origin.url("/queued.jpg"))
-        #expect(await Self.eventually(within: 120) { (try? pipeline.info(for: source)) != nil })
+        #expect(await Self.eventually(within: 600) { (try? pipeline.info(for: source)) != nil })
         // Through the pipeline, with no deadline: a download and render within 3 s was a speed (over 1 s under
         // ThreadSanitizer on a busy machine), not what this test is about.
         let again = try await server.endpoints.pipeline.thumbnail(for: ImageSource(origin.url("/queued.jpg")), size: 64)
@@ -141,17 +141,17 @@ import ThumbcacheKit
         let budget = DecodeBudget(capacity: 100)
         let release = DispatchSemaphore(value: 0)
         let running = Task { try await limiter.run(reserving: 30, of: budget) { release.wait(); return 0 } }
-        #expect(await Self.eventually(within: 30) { limiter.load.running == 1 })
+        #expect(await Self.eventually(within: 600) { limiter.load.running == 1 })
         let ran = Locked(0), left = Locked(false)
         let queued = Task {
             defer { left.withLock { $0 = true } }
             return try await limiter.run(reserving: 50, of: budget) { ran.withLock { $0 += 1 }; return 1 }
         }
-        #expect(await Self.eventually(within: 30) { limiter.load.queued == 1 })
+        #expect(await Self.eventually(within: 600) { limiter.load.queued == 1 })
         #expect(budget.inUse == 30, "a queued render holds no decode memory")
         queued.cancel()
         // Left at once, while the worker is still busy (otherwise the test frees the worker rather than hang).
-        let leftAtOnce = await Self.eventually(within: 120) { left.withLock { $0 } }
+        let leftAtOnce = await Self.eventually(within: 600) { left.withLock { $0 } }
         #expect(leftAtOnce, "the cancelled render left the queue while the worker was still busy")
         if !leftAtOnce { release.signal() }
         await #expect {
@@ -164,7 +164,7 @@ import ThumbcacheKit
         #expect(limiter.load.queued == 0 && limiter.load.running == 1, "its queue place was freed at once")
         // The freed place takes another render (the queue holds one): admitted, not refused.
         let next = Task { try await limiter.run(reserving: 50, of: budget) { 2 } }
-        #expect(await Self.eventually(within: 30) { limiter.load.queued == 1 })
+        #expect(await Self.eventually(within: 600) { limiter.load.queued == 1 })
         release.signal()
         #expect(try await running.value == 0)
         #expect(try await next.value == 2)

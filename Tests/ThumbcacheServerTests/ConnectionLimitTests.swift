@@ -30,10 +30,11 @@ import Glibc
         await server.stop()
     }
 
-    /// Waits, polling, until `condition` holds: a signal, not a clock, decides (60 s bounds only a failing run).
+    /// Waits, polling, until `condition` holds: a signal, not a clock, decides (30,000 polls, at least 10 min,
+    /// bound only a failing run).
     static func until(_ condition: () -> Bool) async throws {
         var waited = 0
-        while !condition(), waited < 3000 {
+        while !condition(), waited < 30_000 {
             try await Task.sleep(for: .milliseconds(20))
             waited += 1
         }

@@ -41,9 +41,9 @@ import ThumbcacheKit
         }
     }
 
-    /// Polls `condition` (a hang guard of 60 s, not a verdict: the condition is what the test waits for).
+    /// Polls `condition` (a hang guard of 600 s, not a verdict: the condition is what the test waits for).
     static func waitUntil(_ what: String, _ condition: () -> Bool) async throws {
-        let deadline = ContinuousClock.now + .seconds(60)
+        let deadline = ContinuousClock.now + .seconds(600)
         while !condition() {
             guard ContinuousClock.now < deadline else { throw WaitFailed(what: what) }
             try await Task.sleep(for: .milliseconds(5))

@@ -30,9 +30,9 @@ final class ServeProcess: @unchecked Sendable {
 
     var stderr: String { String(decoding: collected.withLock { $0 }, as: UTF8.self) }
 
-    /// The port from the "serving on http://127.0.0.1:PORT" line (waits up to 60 s).
+    /// The port from the "serving on http://127.0.0.1:PORT" line (waits up to 10 min: a hang guard, never a verdict).
     func port() async throws -> Int {
-        for _ in 0..<600 {
+        for _ in 0..<6000 {
             if let line = stderr.split(separator: "\n").first(where: { $0.contains("serving on http://") }),
                let port = line.split(separator: ":").last.flatMap({ Int($0) }) {
                 return port
@@ -43,9 +43,10 @@ final class ServeProcess: @unchecked Sendable {
         throw CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "serve did not start: \(stderr)"])
     }
 
-    /// The exit status (or the signal that ended it), waiting up to 60 s.
+    /// The exit status (or the signal that ended it), waiting up to 10 min (a hang guard: a loaded machine once
+    /// needs minutes for what takes a second alone).
     func exitStatus() async -> Int32 {
-        for _ in 0..<600 where process.isRunning { try? await Task.sleep(for: .milliseconds(100)) }
+        for _ in 0..<6000 where process.isRunning { try? await Task.sleep(for: .milliseconds(100)) }
         if process.isRunning { process.interrupt() }
         process.waitUntilExit()
         return process.terminationStatus

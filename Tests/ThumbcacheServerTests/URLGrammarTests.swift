@@ -23,7 +23,7 @@ import Testing
         ["unsafe", "2049", "cover", "aHR0cDovL3g"],
         ["unsafe", "+12", "cover", "aHR0cDovL3g"],
         ["unsafe", "12", "stretch", "aHR0cDovL3g"],
-        ["unsafe", "12", "cover", "aHR0cDovL3g.heic"],
+        ["unsafe", "12", "cover", "aHR0cDovL3g.jp2"],
         ["unsafe", "12", "cover", "aHR0cDovL3g="],
         ["unsafe", "12", "cover", "a*b"],
         ["unsafe", "12", "cover", "a"],

@@ -125,7 +125,7 @@ import Glibc
                 #expect(RawConnection.send(socket, piece))
                 try await Task.sleep(for: .milliseconds(50))
             }
-            let answer = try await RawConnection.read(socket, seconds: 60) { $0.contains("X-Thumbcache: memory") }
+            let answer = try await RawConnection.read(socket, seconds: 600) { $0.contains("X-Thumbcache: memory") }
             #expect(answer.text.hasPrefix("HTTP/1.1 200 OK\r\n") && !answer.closed)
             #expect(server.hitsFromBytes == before + 1)
         }
@@ -147,7 +147,7 @@ import Glibc
         defer { close(socket) }
         let requests = [hot, slow, hot].map { "GET \($0) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n" }.joined()
         #expect(RawConnection.send(socket, requests))
-        let received = try await RawConnection.read(socket, seconds: 20) { $0.components(separatedBy: "HTTP/1.1 200").count == 4 }
+        let received = try await RawConnection.read(socket, seconds: 600) { $0.components(separatedBy: "HTTP/1.1 200").count == 4 }
         let served = received.text.components(separatedBy: "\r\n").filter { $0.hasPrefix("X-Thumbcache: ") }
         #expect(served == ["X-Thumbcache: memory", "X-Thumbcache: network", "X-Thumbcache: memory"], "\(received.text.prefix(800))")
         #expect(server.hitsFromBytes == before + 1)
@@ -167,7 +167,7 @@ import Glibc
             let requests = "POST /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
                 + "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
             #expect(RawConnection.send(socket, requests))
-            let received = try await RawConnection.read(socket, seconds: 60) { $0.contains("X-Thumbcache: memory") }
+            let received = try await RawConnection.read(socket, seconds: 600) { $0.contains("X-Thumbcache: memory") }
             let statuses = received.text.components(separatedBy: "\r\n").filter { $0.hasPrefix("HTTP/1.1 ") }
             #expect(statuses.count == 2 && statuses.first?.hasPrefix("HTTP/1.1 200") == false && statuses.last == "HTTP/1.1 200 OK",
                     "\(statuses)")
@@ -210,7 +210,7 @@ import Glibc
             let socket = try RawConnection.connect(port: server.port)
             defer { close(socket) }
             #expect(RawConnection.send(socket, "CONNECT 127.0.0.1:80 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"))
-            let connectAnswer = try await RawConnection.read(socket, seconds: 5) { $0.contains("\r\n\r\n") }
+            let connectAnswer = try await RawConnection.read(socket, seconds: 600) { $0.contains("\r\n\r\n") }
             #expect(connectAnswer.text.hasPrefix("HTTP/1.1 "), "CONNECT answered first")
             // Sent once that answer is out, when no request of the connection waits on the router.
             #expect(RawConnection.send(socket, "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"))

@@ -26,9 +26,9 @@ import Testing
 
     @Test func anOutputInAFormatNotWrittenIsAUsageError() throws {
         let input = try image("in.jpg")
-        for arguments in [["thumbnail", input, "--size", "32", "-o", work.appendingPathComponent("x.heif").path],
-                          ["thumbnail", input, "--size", "32", "-o", work.appendingPathComponent("x.HEIC").path],
-                          ["get", input, "--size", "32", "--cache-dir", cacheDir, "-o", work.appendingPathComponent("x.heif").path]] {
+        for arguments in [["thumbnail", input, "--size", "32", "-o", work.appendingPathComponent("x.jp2").path],
+                          ["thumbnail", input, "--size", "32", "-o", work.appendingPathComponent("x.JP2").path],
+                          ["get", input, "--size", "32", "--cache-dir", cacheDir, "-o", work.appendingPathComponent("x.jp2").path]] {
             let run = try CLITests.run(arguments)
             #expect(run.status == 64, "\(arguments): \(run.stderr)")
             // Every format written (`ImageFormat.isAskable`) with its extensions: "jpeg (.jpg, .jpeg), png (.png), … or svg (.svg)".
@@ -36,7 +36,7 @@ import Testing
             #expect(run.stderr.contains("thumbcache writes " + named.dropLast().joined(separator: ", ") + " or " + named.last!), "\(run.stderr)")
             #expect(run.stderr.split(separator: "\n").count == 1, "one line: \(run.stderr)")
         }
-        #expect(!FileManager.default.fileExists(atPath: work.appendingPathComponent("x.heif").path))
+        #expect(!FileManager.default.fileExists(atPath: work.appendingPathComponent("x.jp2").path))
         let conflict = try CLITests.run(["thumbnail", input, "--size", "32", "--format", "png", "-o", work.appendingPathComponent("x.jpg").path])
         #expect(conflict.status == 64 && conflict.stderr.contains("names jpeg but --format is png"), "\(conflict.stderr)")
         cleanUp()

@@ -39,7 +39,7 @@ struct FormatQualityCLITests {
     }
 
     @Test(arguments: [(["--format-quality", "avif=0"], [:], "avif=0"),
-                      (["--format-quality", "jpeg=80,heic=50"], [:], "heic=50"),
+                      (["--format-quality", "jpeg=80,svg=50"], [:], "svg=50"),
                       (["--format-quality", "avif"], [:], "FORMAT=QUALITY"),
                       ([], ["THUMBCACHE_FORMAT_QUALITY": "avif=60,webp=x"], "THUMBCACHE_FORMAT_QUALITY item webp=x")])
     func aBadItemIsAUsageErrorNamingIt(_ arguments: [String], _ environment: [String: String], _ named: String) throws {

@@ -1,6 +1,6 @@
-// C glue for HEIC/HEIF (libheif, HEVC through libde265) and JPEG XL (libjxl). Same conventions as
-// CWebpGifAvifGlue: decoders point into the caller's bytes, every call returns a tc_status and leaves a
-// message in the decoder on failure, no global state, never an abort on bad input.
+// C glue for HEIC/HEIF (libheif: HEVC read through libde265, written through x265) and JPEG XL (libjxl). Same
+// conventions as CWebpGifAvifGlue: decoders point into the caller's bytes, every call returns a tc_status and leaves
+// a message in the decoder (or the tc_encoded) on failure, no global state, never an abort on bad input.
 #ifndef THUMBCACHE_HEIF_JXL_H
 #define THUMBCACHE_HEIF_JXL_H
 
@@ -20,8 +20,11 @@ typedef struct {
 } tc_heif_header;
 
 /// Wraps `data` (not copied; it must outlive the decoder). `max_side` becomes libheif's maximum image size
-/// limit (per side). Returns NULL only when out of memory.
+/// limit (per side). Returns NULL when out of memory (or if libde265's pictures could not be made to start zeroed).
 tc_heif_decoder *tc_heif_decoder_create(const uint8_t *data, size_t size, int max_side);
+/// Makes every libde265 picture start zeroed, so a damaged HEIC cannot show earlier heap memory
+/// (de265_zeroed_pictures.c). Called by tc_heif_decoder_create; safe from any thread. Returns 1 once in place.
+int tc_heif_zero_hevc_pictures(void);
 void tc_heif_decoder_destroy(tc_heif_decoder *decoder);
 const char *tc_heif_message(const tc_heif_decoder *decoder);
 /// Parses the boxes and the primary image's properties; no pixel memory. A thumbnail is offered only when it has
@@ -36,6 +39,18 @@ const uint8_t *tc_heif_xmp(const tc_heif_decoder *decoder, size_t *length);
 /// RGB (channels 3) or RGBA (4), transforms applied. The pixels stay owned by the decoder until it is destroyed.
 tc_status tc_heif_decode(tc_heif_decoder *decoder, int use_thumbnail, int channels, int *width, int *height,
                          const uint8_t **pixels, size_t *stride);
+
+/// The longest side HEIC is written at: imgproxy's (and HEIF's usual) 16384; larger is refused, not rescaled.
+enum { TC_HEIF_MAX_SIDE = 16384 };
+
+/// Whether this libheif has an HEVC encoder (x265, built in to Debian's libheif 1.15; a plugin in later ones).
+int tc_heif_can_encode(void);
+/// Lossy HEIC as libvips' heifsave writes it for imgproxy: HEVC through x265 (its "slow" preset, tuned for SSIM),
+/// 8-bit, `quality` 1-100 as libheif maps it (crf (100 - q) / 2), chroma 4:2:0 below quality 90 and 4:4:4 from it.
+/// Channels 3 (RGB) or 4 (RGBA: alpha as an auxiliary image); x265 on one thread, no pool. `metadata` (may be NULL)
+/// becomes a colr 'prof' box (else libheif's nclx: sRGB, BT.601 matrix, full range), an Exif item and an XMP item.
+tc_status tc_heif_encode(const uint8_t *pixels, int width, int height, size_t stride, int channels, int quality,
+                         const tc_metadata *metadata, tc_encoded *out);
 
 // MARK: JPEG XL
 

@@ -5,7 +5,8 @@ import Foundation
 public enum ImageEncoder {
     /// The quality used when a request names none, per format: JPEG q80, and the WebP and AVIF qualities whose
     /// median SSIM on the photo corpus reaches JPEG q80's in fewer bytes (docs/benchmarks.md, "Default quality per
-    /// format", `scripts/format-quality.py`). PNG is lossless and ignores it. The one place these defaults live.
+    /// format", `scripts/format-quality.py`). HEIC takes q80, imgproxy's general default (it has no HEIC entry in
+    /// `IMGPROXY_FORMAT_QUALITY`). PNG is lossless and ignores it. The one place these defaults live.
     public static func defaultQuality(for format: ImageFormat) -> Int {
         switch format {
         case .jpeg, .png, .gif, .heic, .tiff, .bmp, .ico, .svg: 80
@@ -15,11 +16,12 @@ public enum ImageEncoder {
         }
     }
 
-    /// Encodes `image` as `format`. `quality` (1-100; nil: `defaultQuality(for: format)`) applies to JPEG, WebP and
-    /// AVIF; PNG and GIF (a palette per image, `GIFEncoder`) ignore it, as do TIFF (deflate), BMP and ICO (a PNG inside,
+    /// Encodes `image` as `format`. `quality` (1-100; nil: `defaultQuality(for: format)`) applies to JPEG, WebP,
+    /// AVIF, JPEG XL and HEIC; PNG and GIF (a palette per image, `GIFEncoder`) ignore it, as do TIFF (deflate), BMP and ICO (a PNG inside,
     /// at most 256 px a side), which are lossless. RGBA keeps its alpha except in JPEG, where it is flattened onto white.
     /// `grey`: every pixel is neutral (R = G = B; `PixelBuffer.isNeutral`), so JPEG writes one component, PNG grey or
-    /// grey+alpha and AVIF 4:0:0; WebP has no grey layout and writes RGB(A). `metadata` is written as it is given.
+    /// grey+alpha and AVIF 4:0:0; WebP has no grey layout and HEIC none libvips writes: both write RGB(A). `metadata`
+    /// is written as it is given.
     public static func encode(_ image: PixelBuffer, as format: ImageFormat, quality: Int? = nil, grey: Bool = false,
                               metadata: ImageMetadata = ImageMetadata()) throws(ImageDecodeError) -> Data {
         let quality = quality ?? defaultQuality(for: format)
@@ -33,8 +35,17 @@ public enum ImageEncoder {
         case .tiff: try TIFFEncoder.encode(image, grey: grey, metadata: metadata)
         case .bmp: try BMPEncoder.encode(image, grey: grey)
         case .ico: try ICOEncoder.encode(image, grey: grey, metadata: metadata)
-        case .heic, .svg: throw .invalidRequest(unwritable(format))
+        case .heic: try HEICEncoder.encode(image, quality: quality, metadata: metadata)
+        case .svg: throw .invalidRequest(unwritable(format))
         }
+    }
+
+    /// What encoding a `width` × `height` result as `format` holds beyond the result itself (which every render
+    /// counts: `PlanRenderer.outputMemory`). Only HEIC's is counted: x265 keeps several copies of the picture and
+    /// per-block analysis buffers, 32 bytes a pixel over a fixed 10 MiB (`HEICEncoder.workingMemory`); the
+    /// other encoders write from the caller's rows with buffers of about the output's size.
+    public static func workingMemory(for format: ImageFormat, width: Int, height: Int) -> Int {
+        format == .heic ? HEICEncoder.workingMemory(width: width, height: height) : 0
     }
 
     static func unwritable(_ format: ImageFormat) -> String {

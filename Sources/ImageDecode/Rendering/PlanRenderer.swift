@@ -57,14 +57,18 @@ public struct PlanRenderer: Sendable {
     }
 
     /// The memory `render` will use for this plan, estimated from the header alone (only the first blocks of a
-    /// file are read): what a caller running several renders at once reserves for this one. Throws
-    /// `overMemoryBudget` (or `tooLarge`) when `render` would refuse the input for it.
+    /// file are read): what a caller running several renders at once reserves for this one. `format`: what the
+    /// result is then encoded as, when that encoder holds more than the result's copy (`ImageEncoder.workingMemory`,
+    /// HEIC's x265); it counts against the same limit. Throws `overMemoryBudget` (or `tooLarge`) when `render`
+    /// (and that encode) would refuse the input for it.
     public func workingMemory(for input: EncodedImage, plan: ProcessingPlan, effects: RenderEffects = RenderEffects(),
-                              autoRotate: Bool = true, limits: RenderLimits = RenderLimits()) throws(ImageDecodeError) -> Int {
+                              autoRotate: Bool = true, limits: RenderLimits = RenderLimits(),
+                              format: ImageFormat? = nil) throws(ImageDecodeError) -> Int {
         let reader = RegionReader(input: .encoded(input), transform: Orientation(plan.geometry), bounds: plan.trim,
                                   autoRotate: autoRotate, limits: limits, convertToSRGB: true)
+        let encoder = format.map { ImageEncoder.workingMemory(for: $0, width: plan.resultWidth, height: plan.resultHeight) } ?? 0
         return try reader.checkedWorkingMemory(Self.reading(plan), plan: plan,
-                                               extra: { Self.outputMemory(plan, effects, source: $0) })
+                                               extra: { Self.outputMemory(plan, effects, source: $0) + encoder })
     }
 
     // MARK: Steps

@@ -62,7 +62,7 @@ extension ProcessingOptions {
                                                     autoRotate: autoRotate, limits: limits)
         }
         let render = try PlanRenderer().workingMemory(for: input, plan: plan, effects: renderEffects(watermark: watermark),
-                                                      autoRotate: autoRotate, limits: limits)
+                                                      autoRotate: autoRotate, limits: limits, format: format)
         guard trim != nil else { return render }
         return max(render, try TrimFinder.workingMemory(for: input, limits: limits))
     }

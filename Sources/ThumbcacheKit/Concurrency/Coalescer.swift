@@ -18,6 +18,9 @@ package actor Coalescer<Key: Hashable & Sendable, Value: Sendable> {
     private var nextID: UInt64 = 0
     /// How many times work actually started (for tests and stats).
     package private(set) var started = 0
+    /// How many times work ended here, whether it answered its flight or nobody (a flight given up): a test waits
+    /// on this, not on a sleep, to know a cancelled flight's late end has been handled.
+    package private(set) var ended = 0
 
     package init() {}
 
@@ -59,6 +62,7 @@ package actor Coalescer<Key: Hashable & Sendable, Value: Sendable> {
     }
 
     private func finish(_ key: Key, _ id: UInt64, _ result: Result<Value, any Error>) {
+        ended += 1
         guard flights[key]?.id == id, let flight = flights.removeValue(forKey: key) else { return }
         for continuation in flight.waiters.values { continuation.resume(with: result) }
     }

@@ -89,6 +89,8 @@ final class HTTPFetcher: Sendable {
 
     /// `operation`, cancelled at `deadline`. The HTTP client's own deadline ends when the response head arrives;
     /// this one also covers the body, so an origin trickling bytes cannot keep a fetch going.
+    /// An operation that ends after the deadline is over it too, even when the timer's task has not run yet (a
+    /// loaded machine may run it late): the outcome is decided by the clock, not by which task ran first.
     private static func racing<T: Sendable>(_ deadline: NIODeadline, _ operation: @escaping @Sendable () async throws -> T) async throws -> T {
         try await withThrowingTaskGroup(of: T?.self) { group in
             group.addTask { try await operation() }
@@ -98,7 +100,7 @@ final class HTTPFetcher: Sendable {
                 return nil
             }
             defer { group.cancelAll() }
-            guard let first = try await group.next(), let value = first else { throw DeadlineExceeded() }
+            guard let first = try await group.next(), let value = first, NIODeadline.now() < deadline else { throw DeadlineExceeded() }
             return value
         }
     }

@@ -130,8 +130,9 @@ extension ThumbnailPipeline {
 
     /// The rendition of a settled origin: the original itself (`raw`, `skp`), the stored rendition, or a render from
     /// the smallest stored ladder thumbnail that stands in for the original (`StandIn`), else from the original.
-    private func render(_ origin: Origin, source: ImageSource, key: String, _ rendition: Rendition,
-                        format: ImageFormat?, negotiated: Bool) async throws -> ThumbnailResult {
+    func render(_ given: Origin, source: ImageSource, key: String, _ rendition: Rendition,
+                format: ImageFormat?, negotiated: Bool) async throws -> ThumbnailResult {
+        let origin = storedSinceSettled(given, key: key)
         let options = rendition.options
         // Stored or not, once this render ends later requests read the entry (or fetch again), not this download.
         defer { if origin.downloaded != nil { unstored.release(key, fetchedAt: origin.metadata.responseTime) } }
@@ -254,6 +255,22 @@ extension ThumbnailPipeline {
                           stored: stored, notCachedBecause: notCachedBecause)
         made.contentDigest = digest
         return made
+    }
+
+    /// `origin` read from its entry when it is a held download (`UnstoredOriginals`) whose first render has ended
+    /// since this request took it: that render stored the original, and perhaps this very rendition. A request that
+    /// took the download just before that render ended, and asked for its own render just after (its coalesced
+    /// flight gone), would otherwise decode it all again, and a server would count a second render for one source
+    /// and size (`LoadTests`). Still held: no render of it has ended, so nothing of it is stored yet.
+    func storedSinceSettled(_ origin: Origin, key: String) -> Origin {
+        guard origin.entry == nil, origin.downloaded != nil, origin.storable,
+              unstored.origin(for: key)?.metadata.responseTime != origin.metadata.responseTime,
+              let stored = try? store.entry(forKey: key),
+              stored.metadata.original.digest == origin.metadata.original.digest else { return origin }
+        var origin = origin
+        // As a stored origin: renditions come from the entry, and a new one is added to it, not saved with the original.
+        (origin.entry, origin.downloaded) = (stored, nil)
+        return origin
     }
 
     /// Stores a new rendition (with its original, if just downloaded): a ladder thumbnail in the source's entry, in
