@@ -9,7 +9,8 @@
 # 12 MP corpus photo made into HEIC (heif-enc -q 80, with and without a 320 px thumbnail) and JPEG XL (cjxl's
 # defaults: distance 1, effort 7) here.
 #
-# usage: scripts/bench-heic-jxl.sh    (RUNS=3 SIZE=256 OURS=.build/release/thumbcache PILLOW_PYTHON=python3)
+# usage: scripts/bench-heic-jxl.sh    (RUNS=3 SIZE=256 OURS=.build/release/thumbcache PILLOW_PYTHON=python3
+#                                      ONLY=heic or ONLY=jxl: that format's files alone)
 # Timing, the binary and SSIM come from scripts/lib/bench-common.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -33,14 +34,23 @@ fi
 inputs+=(Tests/ImageDecodeTests/Fixtures/heic/heif.heif)
 photo=$corpus/jpeg/42_IndexError.jpg  # 4032x3024, 2.9 MB
 if [ -f "$photo" ]; then
-    heif-enc -q 80 -o "$work/photo-12mp.heic" "$photo" >/dev/null
-    heif-enc -q 80 -t 320 -o "$work/photo-12mp-thumb320.heic" "$photo" >/dev/null
-    vips copy "$photo" "$work/photo.png"
-    cjxl "$work/photo.png" "$work/photo-12mp.jxl" >/dev/null 2>&1
-    inputs+=("$work/photo-12mp.heic" "$work/photo-12mp-thumb320.heic" "$work/photo-12mp.jxl")
+    if [ "${ONLY:-heic}" = heic ]; then
+        heif-enc -q 80 -o "$work/photo-12mp.heic" "$photo" >/dev/null
+        heif-enc -q 80 -t 320 -o "$work/photo-12mp-thumb320.heic" "$photo" >/dev/null
+        inputs+=("$work/photo-12mp.heic" "$work/photo-12mp-thumb320.heic")
+    fi
+    if [ "${ONLY:-jxl}" = jxl ]; then
+        vips copy "$photo" "$work/photo.png"
+        cjxl "$work/photo.png" "$work/photo-12mp.jxl" >/dev/null 2>&1
+        inputs+=("$work/photo-12mp.jxl")
+    fi
 fi
 inputs+=(Tests/ImageDecodeTests/Fixtures/jxl/8-bpp.jxl Tests/ImageDecodeTests/Fixtures/jxl/16-bpp.jxl
          Tests/ImageDecodeTests/Fixtures/jxl/16-bpp-grayscale.jxl)
+case ${ONLY:-} in  # keep one format's files
+heic) for i in "${!inputs[@]}"; do [[ ${inputs[$i]} == *.jxl ]] && unset "inputs[$i]"; done ;;
+jxl) for i in "${!inputs[@]}"; do [[ ${inputs[$i]} == *.jxl ]] || unset "inputs[$i]"; done ;;
+esac
 
 reference() {  # input -> full-size PNG by the format's own tool
     case $1 in
