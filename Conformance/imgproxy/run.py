@@ -27,7 +27,6 @@ MISSING = {
     "setting:use_linear_colorspace": "IMGPROXY_USE_LINEAR_COLORSPACE",
     "setting:url_replacements": "source URL replacements (IMGPROXY_URL_REPLACEMENTS)",
     "setting:arguments_separator": "another arguments separator (IMGPROXY_ARGUMENTS_SEPARATOR)",
-    "setting:auto_jxl": "IMGPROXY_AUTO_JXL (JPEG XL when Accept names it, without a format in the URL)",
     "source-file:absent": "a source image not copied into images/ (too large to commit, or not in the mirrored test-images)",
     "setting:max_src_resolution": "IMGPROXY_MAX_SRC_RESOLUTION",
     "setting:allowed_sources": "IMGPROXY_ALLOWED_SOURCES with wildcards and local://",
@@ -53,6 +52,8 @@ SETTING_FLAGS = {  # imgproxy settings serve has, as serve's flags
     "enforce_webp": lambda value: ["--enforce-webp"] if value else [],
     "enforce_avif": lambda value: ["--enforce-avif"] if value else [],
     "enforce_jxl": lambda value: ["--enforce-jxl"] if value else [],
+    "auto_jxl": lambda value: ["--auto-jxl"] if value else [],
+    "preferred_formats": lambda value: ["--preferred-formats", ",".join(value)],
     "client_hints": lambda value: ["--client-hints"] if value else [],
     "base_url": lambda value: ["--source-base-url", value],  # a made-up host, pointed at the origin (server_args)
     "allow_security_options": lambda value: ["--allow-security-options"] if value else [],

@@ -123,6 +123,9 @@ public enum ImageFormat: String, Sendable, CaseIterable {
         }
     }
 
+    /// Whether thumbnails in this format keep transparency (imgproxy's `SupportsAlpha`): every format but JPEG.
+    public var savesAlpha: Bool { self != .jpeg }
+
     /// Whether an answer can be asked for in this format: one written from pixels (`isEncodable`), or SVG, which is
     /// never drawn from pixels but answered by passing an SVG source through (sanitised); a raster source asked for
     /// SVG is refused when rendered (imgproxy: 422). `f:`, an extension and `skp` are checked against this.

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import ImageDecode
 import Logging
+import Processing
 import ThumbcacheKit
 import ThumbcacheServer
 
@@ -17,9 +18,10 @@ struct ServeCommand: AsyncParsableCommand {
             Short grammar: \
             <source> is the source URL as base64url without padding; <size> the longest side (contain) or the \
             square's side (cover), 1 to --max-size; <fit> contain or cover; .<format> \(ImageFormat.names(ImageFormat.encodable)). \
-            Without .<format> the request's Accept chooses (answered with Vary: Accept): avif if it names \
-            image/avif, else webp if it names image/webp (a wildcard such as */* names neither), else jpeg, png \
-            when the image has transparency; a negotiated webp or avif more than 3% larger than that default format's \
+            Without .<format> the request's Accept chooses (answered with Vary: Accept): jxl if it names \
+            image/jxl (with --auto-jxl), else avif if it names image/avif, else webp if it names image/webp (a \
+            wildcard such as */* names neither; an animated source passes jxl and avif over, which keep no \
+            animation), else jpeg, png when the image has transparency; a negotiated webp, avif or jxl more than 3% larger than that default format's \
             file of the same pixels is answered in the default format instead. Each format has its default quality \
             (--format-quality). <signature> is base64url(HMAC-SHA256(key, salt + the path after \
             the signature)) with --key and --salt (imgproxy's construction; see 'thumbcache sign'), else the \
@@ -107,7 +109,7 @@ struct ServeCommand: AsyncParsableCommand {
     var maxResultDimension: Int?
 
     @Flag(help: ArgumentHelp(EnvironmentFallback.help(
-        "URLs may name the security options max_result_dimension, max_src_resolution and max_src_file_size (imgproxy's IMGPROXY_ALLOW_SECURITY_OPTIONS); without it they are a 403. The source limits only lower this server's own.",
+        "URLs may name the security options max_result_dimension, max_src_resolution, max_src_file_size, max_animation_frames and max_animation_frame_resolution (imgproxy's IMGPROXY_ALLOW_SECURITY_OPTIONS); without it they are a 403. The source and animation limits only lower this server's own.",
         flag: "allow-security-options")))
     var allowSecurityOptions = false
 
@@ -137,14 +139,24 @@ struct ServeCommand: AsyncParsableCommand {
     var enforceWebp = false
 
     @Flag(help: ArgumentHelp(EnvironmentFallback.help(
-        "Answer AVIF, even when the URL names another format, when Accept names image/avif (imgproxy's IMGPROXY_ENFORCE_AVIF); before --enforce-webp.",
+        "Answer AVIF, even when the URL names another format, when Accept names image/avif (imgproxy's IMGPROXY_ENFORCE_AVIF); before --enforce-webp; not for an animation.",
         flag: "enforce-avif")))
     var enforceAvif = false
 
     @Flag(help: ArgumentHelp(EnvironmentFallback.help(
-        "Answer JPEG XL, even when the URL names another format, when Accept names image/jxl (imgproxy's IMGPROXY_ENFORCE_JXL); before --enforce-avif.",
+        "Answer JPEG XL, even when the URL names another format, when Accept names image/jxl (imgproxy's IMGPROXY_ENFORCE_JXL); before --enforce-avif; not for an animation. Implies --auto-jxl.",
         flag: "enforce-jxl")))
     var enforceJxl = false
+
+    @Flag(help: ArgumentHelp(EnvironmentFallback.help(
+        "Answer JPEG XL to a URL naming no format when Accept names image/jxl (imgproxy's IMGPROXY_AUTO_JXL); before AVIF and WebP, which are always negotiated so. Not for an animation: AVIF and JPEG XL are passed over for WebP, else the default format.",
+        flag: "auto-jxl")))
+    var autoJxl = false
+
+    @Option(help: ArgumentHelp(EnvironmentFallback.help(
+        "Formats a processing URL naming none (and taking none from Accept) is answered in: the source's format when listed, else the first listed that keeps its animation and transparency, else the first (imgproxy's IMGPROXY_PREFERRED_FORMATS); a comma list of \(ImageFormat.names(ImageFormat.encodable)) (default: jpeg,png,gif).",
+        flag: "preferred-formats"), valueName: "list"))
+    var preferredFormats: String?
 
     @Flag(help: ArgumentHelp(EnvironmentFallback.help(
         "Processing URLs that name no format draw an SVG source (PNG, or the format negotiated from Accept) instead of answering the SVG itself, sanitised (imgproxy's IMGPROXY_ALWAYS_RASTERIZE_SVG). An SVG asked for as SVG (f:svg, @svg) is passed through either way.",
@@ -291,6 +303,11 @@ struct ServeCommand: AsyncParsableCommand {
         pipelineConfiguration.metadata = try encode.metadataPolicy()
         pipelineConfiguration.alwaysRasterizeSVG = try EnvironmentFallback.flag(alwaysRasterizeSvg, flag: "always-rasterize-svg")
         pipelineConfiguration.sanitizeSVG = try !EnvironmentFallback.flag(noSanitizeSvg, flag: "no-sanitize-svg")
+        if let list = try EnvironmentFallback.given(preferredFormats, flag: "preferred-formats") {
+            do { pipelineConfiguration.preferredFormats = try PreferredFormats(parsing: list.value) } catch {
+                throw list.failure("--preferred-formats: \(error)")
+            }
+        }
         if let work = try EnvironmentFallback.value(maxEffectWork, flag: "max-effect-work", in: 1...Int.max) {
             pipelineConfiguration.maxEffectWork = work
         }
@@ -357,6 +374,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.enforceWebP = try EnvironmentFallback.flag(enforceWebp, flag: "enforce-webp")
         configuration.enforceAVIF = try EnvironmentFallback.flag(enforceAvif, flag: "enforce-avif")
         configuration.enforceJXL = try EnvironmentFallback.flag(enforceJxl, flag: "enforce-jxl")
+        configuration.autoJXL = try EnvironmentFallback.flag(autoJxl, flag: "auto-jxl")
         configuration.skipProcessingFormats = try EnvironmentFallback.list(skipProcessingFormat, flag: "skip-processing-format").map { name in
             guard let format = ImageFormat(name: name.value), format.isDecodable else {
                 throw name.failure("--skip-processing-format must be one of \(ImageFormat.names(ImageFormat.decodable, imgproxyNames: true))")

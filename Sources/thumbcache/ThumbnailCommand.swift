@@ -47,7 +47,7 @@ struct ThumbnailCommand: ParsableCommand {
     @Option(help: "Directory for outputs, named after each input (for several inputs).")
     var outputDir: String?
 
-    @Option(help: "Output format: \(ImageFormat.names(ImageFormat.askable)) (default: from the -o extension, else jpeg, or png when the source has transparency; svg only for an SVG source, passed through sanitised); an -o extension of a format not written is a usage error.")
+    @Option(help: "Output format: \(ImageFormat.names(ImageFormat.askable)) (default: from the -o extension, else jpeg, or png when the source has transparency; with --options, the source's format when written; svg only for an SVG source, passed through sanitised); an -o extension of a format not written is a usage error.")
     var format: ImageFormat?
 
     @Option(help: "contain (fit inside the box) or cover (fill the box, centre-crop).")
@@ -164,8 +164,13 @@ struct ThumbnailCommand: ParsableCommand {
         throws(ImageDecodeError) -> Thumbnail {
         let info = try ImageDecoder.probe(input, maxPixels: request.maxPixels)
         let limits = RenderLimits(maxPixels: request.maxPixels, maxDecodeMemory: request.maxDecodeMemory,
-                                  maxAnimationFrames: animation.frames, maxAnimationFrameResolution: animation.frameResolution)
-        let format = options.outputFormat(asked: asked, source: info.format)
+                                  // `maf` lowers the flag's limit, as in serve (`SourceLimits`).
+                                  maxAnimationFrames: min(animation.frames, options.maxAnimationFrames ?? .max),
+                                  maxAnimationFrameResolution: animation.frameResolution)
+        // serve's rule with every written format preferred: the source keeps its format when it can be written,
+        // else JPEG, or PNG for transparency (serve's default list is imgproxy's, `--preferred-formats`).
+        let format = options.outputFormat(for: FormatRequest(named: asked), source: info, defaults: .preferred(.encodable),
+                                          limits: limits).format
         var plan: ProcessingPlan
         do {
             plan = try options.plan(for: info, maxResultSide: ThumbnailRequest.maxSize)

@@ -43,7 +43,10 @@ import Processing
     }
 
     @Test func aGIFSourceAnswersGIFWhenNoFormatIsAsked() throws {
-        #expect(ProcessingOptions().outputFormat(asked: nil, source: .gif) == .gif)
-        #expect(try ProcessingOptions(parsing: "f:gif").outputFormat(asked: nil, source: .png) == .gif)
+        let limits = RenderLimits()
+        let gif = ImageInfo(format: .gif, width: 4, height: 4, frameCount: 2), png = ImageInfo(format: .png, width: 4, height: 4)
+        #expect(ProcessingOptions().outputFormat(for: FormatRequest(), source: gif, defaults: .preferred(.imgproxy), limits: limits).format == .gif)
+        #expect(try ProcessingOptions(parsing: "f:gif").outputFormat(for: FormatRequest(), source: png, defaults: .preferred(.imgproxy),
+                                                                   limits: limits).format == .gif)
     }
 }

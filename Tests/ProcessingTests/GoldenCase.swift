@@ -112,7 +112,8 @@ struct GoldenCase: Sendable, CustomStringConvertible {
             let plan = try options.plan(for: info, maxResultSide: ThumbnailRequest.maxSize)
             // The CLI's default limits and sRGB conversion are RenderLimits' and render's defaults.
             return try options.render(.file(path), plan: plan, sourceInfo: info,
-                                      format: options.outputFormat(asked: .png, source: info.format),
+                                      format: options.outputFormat(for: FormatRequest(named: .png), source: info, defaults: .preferred(.imgproxy),
+                                                                   limits: RenderLimits()).format,
                                       defaultQuality: { ImageEncoder.defaultQuality(for: $0) }).data
         }
     }

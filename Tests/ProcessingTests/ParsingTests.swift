@@ -104,7 +104,7 @@ import Testing
             #expect(throws: ProcessingError.self, "\(bad)") { try ProcessingOptions(parsing: bad) }
         }
         for unsupported in ["wmt:abc", "watermark_url:abc", "wms:0.5", "vts:5", "ra:lanczos3", "ush:auto",
-                            "maf:10", "bga:0.5", "page:2", "aq:dssim"] {
+                            "hs:sha256", "bga:0.5", "page:2", "aq:dssim"] {
             let name = String(unsupported.prefix { $0 != ":" })
             #expect(throws: ProcessingError.notSupported(option: name)) { try ProcessingOptions(parsing: unsupported) }
         }

@@ -18,13 +18,19 @@ import Testing
         #expect(cover.processing == CanonicalOptions(try ProcessingOptions(parsing: "resize:fill:200:200:0/g:ce")))
         #expect(contain.ladderSize(in: .standard) == nil && Rendition.thumbnail(size: 256).ladderSize(in: .standard) == 256)
         #expect(cover.ladderSize(in: .standard) == nil && Rendition.thumbnail(size: 256, fit: .cover).ladderSize(in: .standard) == nil)
-        // Only the default format tells them apart: JPEG unless alpha, where imgproxy keeps the source's.
+        // Only the default format tells them apart: JPEG unless alpha, where imgproxy keeps the source's when it
+        // is a preferred format.
         let webp = CacheMetadata.Original(format: "webp", width: 10, height: 10, bytes: 1, digest: "d")
-        #expect(contain.outputFormat(asked: nil, original: webp) == .jpeg)
-        #expect(Rendition.processed(contain.processing).outputFormat(asked: nil, original: webp) == .webp)
+        func format(_ rendition: Rendition, _ original: CacheMetadata.Original, preferred: PreferredFormats = .imgproxy) -> ImageFormat {
+            rendition.outputFormat(FormatRequest(), original: original, preferred: preferred, limits: RenderLimits()).format
+        }
+        #expect(format(contain, webp) == .jpeg)
+        #expect(format(Rendition.processed(contain.processing), webp) == .jpeg)
+        #expect(format(Rendition.processed(contain.processing), webp, preferred: try PreferredFormats(parsing: "webp,png")) == .webp)
         var alpha = webp
         alpha.alpha = true
-        #expect(contain.outputFormat(asked: nil, original: alpha) == .png)
+        #expect(format(contain, alpha) == .png)
+        #expect(format(contain, alpha, preferred: try PreferredFormats(parsing: "webp")) == .png)
         #expect(contain != Rendition.processed(contain.processing), "different defaults, different images")
     }
 

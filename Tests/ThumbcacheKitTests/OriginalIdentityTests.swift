@@ -80,7 +80,7 @@ import Testing
         let old = try await harness.pipeline.processed(for: source, options: options)
         let variants = try #require(harness.pipeline.store.variants)
         let original = try #require(try harness.pipeline.info(for: source)).metadata.original
-        let name = harness.pipeline.variantName(.processed(CanonicalOptions(options)), format: nil, negotiated: false, original: original)
+        let name = harness.pipeline.variantName(.processed(CanonicalOptions(options)), FormatRequest(), original: original)
         let oldRecord = try #require(try variants.stored(source: source.cacheKey, variant: name,
                                                          originalDigest: SHA256Digest.hex(bytes: Fixtures.jpeg))).record
 

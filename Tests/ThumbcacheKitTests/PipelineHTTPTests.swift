@@ -290,11 +290,11 @@ import Testing
         #expect(made.rendered && made.servedFrom == .network)
         // Now the later request's render: the stored variant, not a second decode.
         let again = try await pipeline.render(late, source: source, key: key, .thumbnail(size: 96, fit: .contain),
-                                              format: nil, negotiated: false)
+                                              FormatRequest())
         #expect(!again.rendered && again.data == made.data)
         // A size nothing stored yet is rendered, and added to the entry beside the stored original.
         let other = try await pipeline.render(late, source: source, key: key, .thumbnail(size: 128, fit: .contain),
-                                              format: nil, negotiated: false)
+                                              FormatRequest())
         #expect(other.rendered && other.width == 128)
         #expect(try pipeline.info(for: source)?.metadata.thumbnailSizes == [128])
         #expect(server.requestCount("/late.jpg") == 1)

@@ -39,7 +39,7 @@ import Testing
         // cache alone, as an event loop reads (just written, so resident).
         let original = try #require(try harness.pipeline.info(for: source)).metadata.original
         let key = VariantStore.key(source: source.cacheKey, variant: harness.pipeline.variantName(
-            .processed(CanonicalOptions(options)), format: nil, negotiated: false, original: original))
+            .processed(CanonicalOptions(options)), FormatRequest(), original: original))
         let variants = try #require(harness.pipeline.store.variants)
         let snapshot = try #require(try variants.cache.snapshot(forKey: key))
         snapshot.close()
@@ -138,7 +138,7 @@ import Testing
         let harness = try PipelineHarness()
         let original = CacheMetadata.Original(format: "jpeg", width: 227, height: 149, bytes: 1, digest: "d")
         let options = try ProcessingOptions(parsing: list)
-        let format = options.outputFormat(asked: nil, source: .jpeg)
+        let format = options.outputFormat(for: FormatRequest(), source: original.info, defaults: .preferred(.imgproxy), limits: RenderLimits()).format
         let qualities = harness.pipeline.configuration.formatQuality
         let output = StandIn.Output(format: format, quality: options.quality(for: format, default: { qualities[$0] }))
         let stored = [64, 128].map { CacheMetadata.StoredSize(size: $0, parts: [.init(format: "jpeg", bytes: 100)]) }

@@ -74,6 +74,41 @@ import ThumbcacheKit
         await origin.stop()
     }
 
+    /// imgproxy's `max_animation_frames` and `max_animation_frame_resolution` in the URL: security options (403
+    /// without `--allow-security-options`), lowering the server's limits and never raising them.
+    @Test func urlAnimationLimitsLowerTheServersOnly() async throws {
+        let origin = try await TestOrigin()
+        origin.image("/a.gif", try Self.animation(), type: "image/gif")
+        let url = origin.url("/a.gif")
+        let closed = try await ServerHarness()
+        for option in ["maf:2", "mafr:0.001", "max_animation_frames:2", "max_animation_frame_resolution:1"] {
+            let refused = try await closed.request(Self.path("rs:fit:4:4/\(option)", url))
+            #expect(refused.status == 403, "\(option): \(refused.status)")
+        }
+        await closed.stop()
+        let server = try await ServerHarness(configure: { $0.allowSecurityOptions = true }, pipeline: { $0.maxAnimationFrames = 2 })
+        let two = try await server.request(Self.path("rs:fit:4:4/maf:1000", url))
+        let twoFrames = try Self.frameCount(two.body)
+        #expect(two.status == 200 && twoFrames == 2, "a URL does not raise the server's 2")
+        let one = try await server.request(Self.path("rs:fit:4:4/maf:1", url))
+        let oneFrame = try Self.frameCount(one.body)
+        #expect(one.status == 200 && oneFrame == 1 && one.header("Content-Type") == "image/gif")
+        // One pixel more than a frame has is enough; one fewer refuses the animation, naming the option.
+        let fits = try await server.request(Self.path("rs:fit:4:4/mafr:0.000048", url))
+        let fitFrames = try Self.frameCount(fits.body)
+        #expect(fits.status == 200 && fitFrames == 2)
+        let over = try await server.request(Self.path("rs:fit:4:4/mafr:0.000047", url))
+        #expect(over.status == 422 && over.json["message"]?.contains("max_animation_frame_resolution (mafr)") == true,
+                "\(over.json)")
+        // A still answer is not held to it (imgproxy checks frames only when it renders an animation).
+        #expect(try await server.request(Self.path("rs:fit:4:4/mafr:0.000047/f:png", url)).status == 200)
+        for bad in ["maf:0", "maf:-1", "maf:x", "mafr:-1", "mafr:x"] {
+            #expect(try await server.request(Self.path("rs:fit:4:4/\(bad)", url)).status == 400, "\(bad)")
+        }
+        await server.stop()
+        await origin.stop()
+    }
+
     @Test func anotherFrameLimitAfterARestartRendersAgain() async throws {
         let origin = try await TestOrigin()
         origin.image("/a.gif", try Self.animation(), type: "image/gif")

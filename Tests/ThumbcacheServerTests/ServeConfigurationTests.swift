@@ -27,6 +27,9 @@ struct ServeConfigurationTests {
         ("memory-cache-size", "lots", "size"),
         ("log-format", "xml", "text or json"),
         ("max-result-dimension", "-1", "0-"),
+        // Not written (HEIC), no format at all, an empty item: each named, with the formats that can be listed.
+        ("preferred-formats", "jpeg,svg", "\"svg\" is not a format thumbcache writes: list jpeg, png"),
+        ("preferred-formats", "png,bogus", "\"bogus\""), ("preferred-formats", "jpeg,,png", "an empty name"),
     ]
 
     @Test(arguments: outOfRange)

@@ -32,6 +32,13 @@ struct OptionArguments {
         return value
     }
 
+    /// Whole numbers ≥ 1 (imgproxy's parsePositiveNonZeroInt).
+    func positiveCount(_ index: Int) throws(ProcessingError) -> Int? {
+        guard isGiven(index) else { return nil }
+        guard let value = Int(values[index]), value >= 1 else { throw bad(index, "a whole number ≥ 1") }
+        return value
+    }
+
     func integer(_ index: Int) throws(ProcessingError) -> Int? {
         guard isGiven(index) else { return nil }
         guard let value = Int(values[index]) else { throw bad(index, "a whole number") }

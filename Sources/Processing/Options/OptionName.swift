@@ -5,7 +5,7 @@ public enum OptionName: String, Sendable, CaseIterable {
     case extendAspectRatio, gravity, crop, padding, autoRotate, rotate, background, blur, sharpen, pixelate
     case quality, formatQuality, maxBytes, format, stripMetadata, keepCopyright, stripColorProfile
     case skipProcessing, raw, cacheBuster, expires, filename, returnAttachment, preset
-    case maxResultDimension, maxSourceResolution, maxSourceFileSize
+    case maxResultDimension, maxSourceResolution, maxSourceFileSize, maxAnimationFrames, maxAnimationFrameResolution
     case flip, trim, watermark, disableAnimation
 
     /// imgproxy's spellings: the long name first, the short one (used by the canonical form) last.
@@ -49,6 +49,8 @@ public enum OptionName: String, Sendable, CaseIterable {
         case .maxResultDimension: ["max_result_dimension", "mrd"]
         case .maxSourceResolution: ["max_src_resolution", "msr"]
         case .maxSourceFileSize: ["max_src_file_size", "msfs"]
+        case .maxAnimationFrames: ["max_animation_frames", "maf"]
+        case .maxAnimationFrameResolution: ["max_animation_frame_resolution", "mafr"]
         case .flip: ["flip", "fl"]
         case .trim: ["trim", "t"]
         case .watermark: ["watermark", "wm"]
@@ -63,7 +65,8 @@ public enum OptionName: String, Sendable, CaseIterable {
     public var isSecurityOption: Bool { Self.securityOptions.contains(self) }
 
     /// The one list of them (`ProcessingOptions.securityOptionsGiven` reads their fields).
-    static let securityOptions: [OptionName] = [.maxResultDimension, .maxSourceResolution, .maxSourceFileSize]
+    static let securityOptions: [OptionName] = [.maxResultDimension, .maxSourceResolution, .maxSourceFileSize,
+                                                 .maxAnimationFrames, .maxAnimationFrameResolution]
 
     private static let bySpelling: [String: OptionName] = Dictionary(
         uniqueKeysWithValues: allCases.flatMap { name in name.spellings.map { ($0, name) } })
@@ -89,6 +92,5 @@ public enum OptionName: String, Sendable, CaseIterable {
         "page", "pg", "pages", "pgs", "video_thumbnail_second", "vts",
         "video_thumbnail_keyframes", "vtk", "video_thumbnail_tile", "vtt", "video_thumbnail_animation", "vta",
         "fallback_image_url", "fiu", "bypass_cache", "bc", "cache_tags", "ct", "hashsum", "hs",
-        "max_animation_frames", "maf", "max_animation_frame_resolution", "mafr",
     ]
 }

@@ -66,6 +66,8 @@ extension ProcessingOptions {
         if let limit = g.maxResultDimension, limit > 0 { add(.maxResultDimension, String(limit)) }
         if let maxSourceResolution { add(.maxSourceResolution, Self.megapixels(maxSourceResolution)) }
         if let maxSourceFileSize, maxSourceFileSize > 0 { add(.maxSourceFileSize, String(maxSourceFileSize)) }
+        if let maxAnimationFrames { add(.maxAnimationFrames, String(maxAnimationFrames)) }
+        if let maxAnimationFrameResolution { add(.maxAnimationFrameResolution, Self.megapixels(maxAnimationFrameResolution)) }
         return parts.joined(separator: "/")
 
         func add(_ name: OptionName, _ arguments: [String]) { parts.append(([name.shortName] + arguments).joined(separator: ":")) }

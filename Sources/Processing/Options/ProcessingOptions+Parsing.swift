@@ -99,6 +99,9 @@ extension ProcessingOptions {
         case .maxResultDimension: geometry.maxResultDimension = try args.single().integer(0).map { max(0, $0) } ?? geometry.maxResultDimension
         case .maxSourceResolution: maxSourceResolution = try args.single().megapixels(0) ?? maxSourceResolution
         case .maxSourceFileSize: maxSourceFileSize = try args.single().count(0) ?? maxSourceFileSize
+        case .maxAnimationFrames: maxAnimationFrames = try args.single().positiveCount(0) ?? maxAnimationFrames
+        case .maxAnimationFrameResolution:
+            maxAnimationFrameResolution = try args.single().megapixels(0) ?? maxAnimationFrameResolution
         case .flip:
             try args.atMost(2)
             geometry.flipHorizontal = args.flag(0) ?? geometry.flipHorizontal

@@ -46,6 +46,12 @@ public struct ProcessingOptions: Sendable, Hashable {
     public var maxSourceResolution: Int?
     /// `max_src_file_size` in bytes: a larger source is refused; 0 or nil: the server's limit alone.
     public var maxSourceFileSize: Int?
+    /// `max_animation_frames` (≥ 1): at most this many frames of an animation are rendered; it lowers the server's
+    /// `--max-animation-frames`, never raises it (`SourceLimits`). 1: the first frame only.
+    public var maxAnimationFrames: Int?
+    /// `max_animation_frame_resolution` in pixels (the URL gives megapixels): an animation kept animated whose frames
+    /// are larger is refused. It adds to the server's limits, never relaxes them (`SourceLimits`).
+    public var maxAnimationFrameResolution: Int?
     // The rest changes the answer's headers or the URL, never the pixels (left out of `canonical`).
     public var cacheBuster: String?
     /// Unix time after which the URL is refused (`checkNotExpired(now:)`).
@@ -74,6 +80,8 @@ extension ProcessingOptions {
             case .maxResultDimension: geometry.maxResultDimension != nil
             case .maxSourceResolution: maxSourceResolution != nil
             case .maxSourceFileSize: maxSourceFileSize != nil
+            case .maxAnimationFrames: maxAnimationFrames != nil
+            case .maxAnimationFrameResolution: maxAnimationFrameResolution != nil
             default: false
             }
         }

@@ -46,11 +46,10 @@ extension ProcessingOptions {
                        maxBytes: maxBytes, metadata: metadataPolicy(defaults: metadata))
     }
 
-    /// imgproxy's rule for keeping an animation animated: the source has more than one frame (GIF, WebP), the
-    /// server takes more than one (`RenderLimits.maxAnimationFrames`), the answer's format saves animation (GIF,
-    /// WebP) and the URL does not say `da`. Otherwise the first frame is rendered, as a still.
+    /// imgproxy's rule for keeping an animation animated: it is processed as one (`processesAsAnimation`) and the
+    /// answer's format saves animation (GIF, WebP). Otherwise the first frame is rendered, as a still.
     public func keepsAnimation(of source: ImageInfo, in format: ImageFormat, limits: RenderLimits) -> Bool {
-        !disableAnimation && limits.maxAnimationFrames > 1 && source.isAnimated && format.savesAnimation
+        processesAsAnimation(source, limits: limits) && format.savesAnimation
     }
 
     /// The memory the render of `plan` will reserve, from `input`'s header: an animation's (all its frames) when

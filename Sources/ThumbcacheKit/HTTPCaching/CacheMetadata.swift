@@ -75,15 +75,20 @@ package struct CacheMetadata: Codable, Sendable, Equatable {
         /// before animations were read (`mayKeepAnimation` then assumes a GIF or WebP may be animated).
         package var frames: Int?
 
-        /// The short grammar's format when none is asked: PNG keeps alpha, else JPEG.
-        var thumbnailFormat: ImageFormat { alpha ? .png : .jpeg }
-
         package init(format: String, width: Int, height: Int, bytes: Int, alpha: Bool = false, digest: String, grey: Bool = false,
                      frames: Int? = nil) {
             (self.format, self.width, self.height, self.bytes, self.alpha) = (format, width, height, bytes, alpha)
             self.digest = digest
             self.grey = grey ? true : nil
             self.frames = frames
+        }
+
+        /// What its header said, as far as the entry keeps it: what the answer's format is decided from
+        /// (`Rendition.outputFormat`) without reading the original again. Frames unknown (an entry made before
+        /// animations were read) count as a still.
+        package var info: ImageInfo? {
+            guard let source = ImageFormat(rawValue: format) else { return nil }
+            return ImageInfo(format: source, width: width, height: height, hasAlpha: alpha, frameCount: frames, isGrey: grey ?? false)
         }
 
         /// Whether a render of it in `format` with `options` may keep an animation (`ProcessingOptions.keepsAnimation`

@@ -1,5 +1,6 @@
 import Foundation
 import ImageDecode
+import Processing
 
 /// Everything `ThumbnailPipeline` can be tuned by. The defaults need no set-up.
 public struct PipelineConfiguration: Sendable {
@@ -32,6 +33,10 @@ public struct PipelineConfiguration: Sendable {
     /// Not part of a stored variant's name: after a change, purge (or let them expire) to have variants made again.
     public var metadata = MetadataPolicy()
     public var maxPixels = 50_000_000
+    /// imgproxy's `IMGPROXY_PREFERRED_FORMATS`: what an imgproxy-grammar answer naming no format (and taking none
+    /// from `Accept`) is written in: the source's format when listed, else the first listed that keeps its
+    /// animation and transparency (`ProcessingOptions.outputFormat`). imgproxy's default: JPEG, PNG, GIF.
+    public var preferredFormats = PreferredFormats.imgproxy
     /// imgproxy's `IMGPROXY_ALWAYS_RASTERIZE_SVG`: a processing URL naming no format draws an SVG source (PNG,
     /// or the negotiated format) rather than answering the SVG itself. Off, as imgproxy's default.
     public var alwaysRasterizeSVG = false

@@ -70,33 +70,38 @@ public struct Rendition: Sendable, Hashable {
         return thumbnail.size
     }
 
-    /// The format the answer is written in: `asked` (an extension, `f:`, a negotiated format), else the options',
-    /// else the default for this description and the source.
-    func outputFormat(asked: ImageFormat?, original: CacheMetadata.Original) -> ImageFormat {
-        switch defaultFormat {
-        case .source: options.outputFormat(asked: asked, source: ImageFormat(rawValue: original.format))
-        case .jpegUnlessAlpha: asked ?? options.format ?? original.thumbnailFormat
+    /// The format the answer is written in (`ProcessingOptions.outputFormat(for:source:defaults:limits:)`, the one
+    /// rule): `request`'s, else this description's default for the source: imgproxy's `preferred` formats, or the
+    /// short grammar's JPEG unless alpha. Decided from what the source's header said when it was fetched.
+    func outputFormat(_ request: FormatRequest, original: CacheMetadata.Original, preferred: PreferredFormats,
+                      limits: RenderLimits) -> FormatDecision {
+        let defaults: DefaultOutputFormat = switch defaultFormat {
+        case .source: .preferred(preferred)
+        case .jpegUnlessAlpha: .jpegUnlessAlpha
         }
+        return options.outputFormat(for: request, source: original.info, defaults: defaults, limits: limits)
     }
 
     /// Whether the answer is the source itself, not a render (`ProcessingOptions.passesThrough`: an SVG asked as
-    /// SVG, or with no format named). The short grammar's thumbnail with no format named is always drawn.
-    func passesThrough(asked: ImageFormat?, negotiated: Bool, original: CacheMetadata.Original, alwaysRasterize: Bool) -> Bool {
-        let named = negotiated ? nil : asked
+    /// SVG, or with no format named; a format from `Accept` is not named). The short grammar's thumbnail with no
+    /// format named is always drawn.
+    func passesThrough(named: ImageFormat?, original: CacheMetadata.Original, alwaysRasterize: Bool) -> Bool {
         if defaultFormat == .jpegUnlessAlpha, (named ?? options.format) == nil { return false }
         return options.passesThrough(asked: named, source: ImageFormat(rawValue: original.format), alwaysRasterize: alwaysRasterize)
     }
 
     /// The part of a memory-cache key after the source's key: one spelling per image (`canonical`), so two
-    /// spellings of one processed image share one render. A negotiated format (`~`) is a key of its own: its
+    /// spellings of one processed image share one render. The formats taken from `Accept` (`~`) make a key of
+    /// their own: which one answers depends on the source (an animation passes AVIF over), and a preferred one's
     /// answer may be the fallback format (`FormatFallback`), which a request naming the format must never get.
-    func memoryKeySuffix(format: ImageFormat?, negotiated: Bool = false) -> String {
-        // The options' own format when none is given separately, so both spellings share one key.
-        let format = format ?? options.format
-        return "p/\(key(format: format, negotiated: negotiated))/\(format?.rawValue ?? "auto")\(negotiated ? "~" : "")"
+    func memoryKeySuffix(_ request: FormatRequest) -> String {
+        // The options' own format when none is named separately, so both spellings share one key.
+        let format = request.named ?? options.format
+        let accepted = request.accepted.isEmpty ? "" : "~" + request.accepted.map(\.rawValue).joined(separator: ",")
+        return "p/\(key(format: format, negotiated: format == nil && !request.accepted.isEmpty))/\(format?.rawValue ?? "auto")\(accepted)"
     }
 
-    /// The description's part of a key for an answer in `format`: with a format named (not negotiated) neither the
+    /// The description's part of a key for an answer in `format`: with a format named (not preferred from `Accept`) neither the
     /// default format nor where the format was named plays a part, so the short grammar's `256/cover.jpg` and
     /// imgproxy's `rs:fill:256:256/f:jpg` are one image, rendered and stored once.
     func key(format: ImageFormat?, negotiated: Bool) -> String {

@@ -6,11 +6,13 @@ import Processing
 /// source's entry, or a variant in `variants/`), then the origin settled and one render (`ProcessedRenderer`), kept
 /// where its description says (`Rendition.ladderSize(in:)`).
 extension ThumbnailPipeline {
-    /// What `rendition` makes of `source`: the one entry point a server calls for either grammar. `negotiated`:
-    /// `format` was chosen from the request's `Accept`, so the answer is the format the request has without one
-    /// when that is smaller (`FormatFallback`), and is cached apart from requests that name `format`. `lookingIn`:
+    /// What `rendition` makes of `source`: the one entry point a server calls for either grammar. `format`: the
+    /// format the request names (else the options'). `accepted`: the formats its `Accept` names that the server
+    /// takes from it (`FormatRequest.accepted`): enforced over a named format, else preferred to the default one,
+    /// whose answer is then the default format when that is smaller (`FormatFallback`), cached apart from requests
+    /// that name a format; which one answers is decided from the source (`Rendition.outputFormat`). `lookingIn`:
     /// the caches to ask first (a server that has just asked `memoryHit` and `diskHit` passes `[]`).
-    public func result(for source: ImageSource, _ rendition: Rendition, format: ImageFormat? = nil, negotiated: Bool = false,
+    public func result(for source: ImageSource, _ rendition: Rendition, format: ImageFormat? = nil, accepted: [ImageFormat] = [],
                        policy: FetchPolicy = .normal, lookingIn lookup: CacheLookup = .all) async throws(PipelineError) -> ThumbnailResult {
         if let thumbnail = rendition.thumbnail, !(1...ThumbnailRequest.maxSize).contains(thumbnail.size) {
             throw .invalidSize(thumbnail.size)
@@ -18,38 +20,38 @@ extension ThumbnailPipeline {
         if configuration.readOnly { throw .cache(.readOnly(directory: store.directoryPath)) }
         let source = keyed(source)
         let key = source.cacheKey
-        let format = format ?? rendition.options.format
-        let negotiated = negotiated && format != nil
-        let memoryKey = Self.memoryKey(key, rendition, format: format, negotiated: negotiated)
+        let request = FormatRequest(named: format ?? rendition.options.format, accepted: accepted)
+        let memoryKey = Self.memoryKey(key, rendition, request)
         if lookup.contains(.memory), policy != .refresh, let result = memoryHit(memoryKey, acceptingStale: policy == .offline) { return result }
         if lookup.contains(.disk), policy == .normal,
-           let result = diskHit(source, rendition, format: format, negotiated: negotiated, memoryKey: memoryKey) { return result }
+           let result = diskHit(source, rendition, request, memoryKey: memoryKey) { return result }
         return try await settled(source, key: key, memoryKey: memoryKey, policy: policy) { origin in
-            try await self.render(origin, source: source, key: key, rendition, format: format, negotiated: negotiated)
+            try await self.render(origin, source: source, key: key, rendition, request)
         }
     }
 
     /// A thumbnail of the short grammar: `result(for: source, .thumbnail(size: size, fit: fit))`.
     public func thumbnail(for source: ImageSource, size: Int, fit: FitMode = .contain, format: ImageFormat? = nil,
-                          negotiated: Bool = false, policy: FetchPolicy = .normal) async throws(PipelineError) -> ThumbnailResult {
-        try await result(for: source, .thumbnail(size: size, fit: fit), format: format, negotiated: negotiated, policy: policy)
+                          accepted: [ImageFormat] = [], policy: FetchPolicy = .normal) async throws(PipelineError) -> ThumbnailResult {
+        try await result(for: source, .thumbnail(size: size, fit: fit), format: format, accepted: accepted, policy: policy)
     }
 
     /// An image processed by imgproxy's `options` (`thumbcache get --options`): `result(for: source, .processed(…))`.
-    /// `format` nil: the options' format, else the source's when it can be written (GIF gives PNG).
+    /// `format` nil: the options' format, else the source's when it is a preferred format
+    /// (`PipelineConfiguration.preferredFormats`), else the first preferred format that keeps its animation and
+    /// transparency.
     public func processed(for source: ImageSource, options: ProcessingOptions, format: ImageFormat? = nil,
-                          negotiated: Bool = false, policy: FetchPolicy = .normal) async throws(PipelineError) -> ThumbnailResult {
-        try await result(for: source, .processed(CanonicalOptions(options)), format: format, negotiated: negotiated, policy: policy)
+                          accepted: [ImageFormat] = [], policy: FetchPolicy = .normal) async throws(PipelineError) -> ThumbnailResult {
+        try await result(for: source, .processed(CanonicalOptions(options)), format: format, accepted: accepted, policy: policy)
     }
 
     /// The rendition from the memory cache if it is there and its source still fresh, without suspending: a server
     /// answers these before it sets up a request's deadline (two tasks and a timer per request).
     public func memoryHit(for source: ImageSource, _ rendition: Rendition, format: ImageFormat? = nil,
-                          negotiated: Bool = false) -> ThumbnailResult? {
+                          accepted: [ImageFormat] = []) -> ThumbnailResult? {
         guard !configuration.readOnly else { return nil }
-        let format = format ?? rendition.options.format
-        return memoryHit(Self.memoryKey(keyed(source).cacheKey, rendition, format: format, negotiated: negotiated && format != nil),
-                         acceptingStale: false)
+        let request = FormatRequest(named: format ?? rendition.options.format, accepted: accepted)
+        return memoryHit(Self.memoryKey(keyed(source).cacheKey, rendition, request), acceptingStale: false)
     }
 
     /// The rendition read from disk when its source's entry is fresh and it is stored, without suspending: no
@@ -58,47 +60,62 @@ extension ThumbnailPipeline {
     /// With `.residentOnly`, only bytes already in the page cache are read (nil rather than wait for the disk), for
     /// a caller that must not block, an event loop; opening the value file may still touch the disk for an inode
     /// not in memory.
-    public func diskHit(for source: ImageSource, _ rendition: Rendition, format: ImageFormat? = nil, negotiated: Bool = false,
+    public func diskHit(for source: ImageSource, _ rendition: Rendition, format: ImageFormat? = nil, accepted: [ImageFormat] = [],
                         read: DiskRead = .waiting) -> ThumbnailResult? {
-        let format = format ?? rendition.options.format
-        let source = keyed(source), negotiated = negotiated && format != nil
-        return diskHit(source, rendition, format: format, negotiated: negotiated,
-                       memoryKey: Self.memoryKey(source.cacheKey, rendition, format: format, negotiated: negotiated), read: read)
+        let request = FormatRequest(named: format ?? rendition.options.format, accepted: accepted)
+        let source = keyed(source)
+        return diskHit(source, rendition, request, memoryKey: Self.memoryKey(source.cacheKey, rendition, request), read: read)
     }
 
-    static func memoryKey(_ key: String, _ rendition: Rendition, format: ImageFormat?, negotiated: Bool = false) -> String {
-        "\(key)/" + rendition.memoryKeySuffix(format: format, negotiated: negotiated && format != nil)
+    static func memoryKey(_ key: String, _ rendition: Rendition, _ request: FormatRequest) -> String {
+        "\(key)/" + rendition.memoryKeySuffix(request)
     }
 
-    /// The name a variant is stored under: its meaning (canonical description, the format asked for, negotiated or
-    /// not), the default quality of the format it is encoded in (of a negotiated one's fallback too), and the other
+    /// The answer's format for `request` from this source (`Rendition.outputFormat`, with the server's preferred
+    /// formats and animation limit).
+    func outputFormat(_ rendition: Rendition, _ request: FormatRequest, original: CacheMetadata.Original) -> FormatDecision {
+        rendition.outputFormat(request, original: original, preferred: configuration.preferredFormats,
+                               limits: animationLimits(rendition.options))
+    }
+
+    /// The frames a render for `options` may keep: the server's limit, lowered by the URL's (`SourceLimits`).
+    private func animationLimits(_ options: ProcessingOptions) -> RenderLimits {
+        RenderLimits(maxAnimationFrames: SourceLimits(configuration: configuration, options: options).maxAnimationFrames)
+    }
+
+    /// The name a variant is stored under: its meaning (canonical description, the format it is written in, and
+    /// when that was preferred from `Accept` the fallback format: `FormatFallback`), their default qualities, and the other
     /// server settings it was drawn under (the watermark's image and opacity where it draws one, metadata defaults
     /// other than imgproxy's, animation limits other than the defaults where an animation may be kept), so a changed
     /// setting renders again rather than serving the old image.
-    func variantName(_ rendition: Rendition, format: ImageFormat?, negotiated: Bool, original: CacheMetadata.Original) -> String {
+    func variantName(_ rendition: Rendition, _ request: FormatRequest, original: CacheMetadata.Original) -> String {
         let quality = configuration.formatQuality
-        let format = format ?? rendition.options.format
+        let decision = outputFormat(rendition, request, original: original)
         var settings = ""
         if rendition.options.watermark.isVisible, let watermark = configuration.watermarkIdentity { settings += " wm \(watermark)" }
         let metadata = configuration.metadata
         if metadata != MetadataPolicy() {
             settings += " md \(metadata.stripMetadata ? 1 : 0)\(metadata.keepCopyright ? 1 : 0)\(metadata.stripColorProfile ? 1 : 0)"
         }
-        // The frames an animation keeps are the server's choice: another limit is another image.
+        // The frames an animation keeps are the server's choice (a URL's own limits are in its canonical form):
+        // another limit is another image.
         let animation = (configuration.maxAnimationFrames, configuration.maxAnimationFrameResolution)
         if animation != (RenderLimits.defaultMaxAnimationFrames, 0),
-           original.mayKeepAnimation(rendition.options, in: rendition.outputFormat(asked: format, original: original),
-                                     limits: RenderLimits(maxAnimationFrames: configuration.maxAnimationFrames)) {
+           original.mayKeepAnimation(rendition.options, in: decision.format,
+                                     limits: animationLimits(rendition.options)) {
             settings += " anim \(animation.0) \(animation.1)"
         }
-        return VariantStore.name(canonical: rendition.key(format: format, negotiated: negotiated), asked: format?.rawValue ?? "auto",
-                                 quality: quality[rendition.outputFormat(asked: format, original: original)],
-                                 fallbackQuality: negotiated ? quality[rendition.outputFormat(asked: nil, original: original)] : nil)
+        // Named by the format decided, so every request that gets this image shares it (a URL naming no format and
+        // one naming the format it gets; an enforced format and the same named), and a changed preferred-formats
+        // setting names another image.
+        return VariantStore.name(canonical: rendition.key(format: decision.format, negotiated: decision.fallback != nil),
+                                 format: decision.format, quality: quality[decision.format],
+                                 fallback: decision.fallback.map { ($0, quality[$0]) })
             + settings
     }
 
     /// A stored rendition whose source entry is fresh, kept in memory from now on (`source` already keyed).
-    private func diskHit(_ source: ImageSource, _ rendition: Rendition, format: ImageFormat?, negotiated: Bool,
+    private func diskHit(_ source: ImageSource, _ rendition: Rendition, _ request: FormatRequest,
                          memoryKey: String, read: DiskRead = .waiting) -> ThumbnailResult? {
         let key = source.cacheKey
         // A download held for storing is newer than the entry (`UnstoredOriginals`): the full path serves it.
@@ -107,15 +124,15 @@ extension ThumbnailPipeline {
         var result: ThumbnailResult
         let freshUntil: Date
         if let size = rendition.ladderSize(in: store.ladder) {
-            guard let hit = try? store.storedThumbnail(key: key, size: size, format: format, negotiated: negotiated, now: Date(),
-                                                       read: read) else { return nil }
+            guard let hit = try? store.storedThumbnail(key: key, size: size, now: Date(), read: read,
+                                                       format: { outputFormat(rendition, request, original: $0) }) else { return nil }
             result = ThumbnailResult(data: hit.data, format: hit.facts.format, width: hit.facts.width, height: hit.facts.height,
                                      servedFrom: .disk, source: source.normalized, cacheKey: key, bytesDownloaded: 0, rendered: false)
             (result.contentDigest, freshUntil, result.lastModified) = (hit.facts.digest, hit.freshUntil, hit.lastModified)
         } else {
             guard store.variants != nil, let state = try? store.freshState(key: key, now: Date(), read: read),
                   let (data, record) = try? store.variant(
-                      source: key, name: variantName(rendition, format: format, negotiated: negotiated, original: state.metadata.original),
+                      source: key, name: variantName(rendition, request, original: state.metadata.original),
                       originalDigest: state.metadata.original.digest, read: read),
                   let stored = ImageFormat(rawValue: record.format) else { return nil }
             result = ThumbnailResult(data: data, format: stored, width: record.width, height: record.height, servedFrom: .disk,
@@ -131,7 +148,7 @@ extension ThumbnailPipeline {
     /// The rendition of a settled origin: the original itself (`raw`, `skp`), the stored rendition, or a render from
     /// the smallest stored ladder thumbnail that stands in for the original (`StandIn`), else from the original.
     func render(_ given: Origin, source: ImageSource, key: String, _ rendition: Rendition,
-                format: ImageFormat?, negotiated: Bool) async throws -> ThumbnailResult {
+                _ request: FormatRequest) async throws -> ThumbnailResult {
         let origin = storedSinceSettled(given, key: key)
         let options = rendition.options
         // Stored or not, once this render ends later requests read the entry (or fetch again), not this download.
@@ -157,7 +174,7 @@ extension ThumbnailPipeline {
         // unset or the source's; a format negotiated from `Accept` does not stop the skip).
         let skips = sourceFormat.map { options.skipProcessing.contains($0) && (options.format ?? $0) == $0 } == true
         // An SVG asked as SVG, or with no format named (imgproxy's rule): the source, sanitised, never rasterised.
-        let passes = rendition.passesThrough(asked: format, negotiated: negotiated, original: original,
+        let passes = rendition.passesThrough(named: request.named, original: original,
                                              alwaysRasterize: configuration.alwaysRasterizeSVG)
         if options.raw || skips || passes, let sourceFormat {
             var data = try origin.originalData(url: url)
@@ -178,11 +195,13 @@ extension ThumbnailPipeline {
                           notCachedBecause: notCachedBecause)
         }
 
-        // Stored already: a ladder thumbnail in the entry (negotiated: the one of the two stored to answer), or a variant.
+        // Stored already: a ladder thumbnail in the entry (preferred from `Accept`: the one of the two stored to
+        // answer), or a variant.
         let ladderSize = rendition.ladderSize(in: store.ladder)
-        let name = variantName(rendition, format: format, negotiated: negotiated, original: original)
+        let decision = outputFormat(rendition, request, original: original)
+        let name = variantName(rendition, request, original: original)
         if let entry = origin.entry {
-            if let ladderSize, let stored = store.storedFormat(ladderSize, format: format, negotiated: negotiated, of: entry.metadata),
+            if let ladderSize, let stored = store.storedFormat(ladderSize, decision, of: entry.metadata),
                let data = try store.thumbnail(ladderSize, format: stored, of: entry), ImageFormat.sniff(data) == stored,
                let info = try? ImageDecoder.probe(.data(data)) {
                 return result(data, stored, width: info.orientedWidth, height: info.orientedHeight, rendered: false)
@@ -198,14 +217,16 @@ extension ThumbnailPipeline {
 
         // The input: a stored ladder thumbnail when one covers the plan (`StandIn`; it is upright and sRGB, so only
         // when the options orient the source), else the original.
-        let chosen = rendition.outputFormat(asked: format, original: original)
+        let chosen = decision.format
         let qualities = configuration.formatQuality
-        // Negotiated: what the request answers without `Accept`, when smaller (`FormatFallback`).
-        let fallback = negotiated ? rendition.outputFormat(asked: nil, original: original) : nil
-        let renderLimits = RenderLimits(maxPixels: limits.maxPixels, maxDecodeMemory: configuration.maxDecodeMemory,
-                                        maxEffectWork: configuration.maxEffectWork,
-                                        maxAnimationFrames: configuration.maxAnimationFrames,
-                                        maxAnimationFrameResolution: configuration.maxAnimationFrameResolution)
+        // Preferred from `Accept`: what the request answers without it, when smaller (`FormatFallback`).
+        let fallback = decision.fallback
+        let renderLimits = limits.renderLimits(maxDecodeMemory: configuration.maxDecodeMemory,
+                                               maxEffectWork: configuration.maxEffectWork)
+        do { try limits.checkFrames(original, animated: original.mayKeepAnimation(options, in: chosen, limits: renderLimits), url: url) } catch {
+            keepOriginal(of: origin, key: key)
+            throw error
+        }
         let input: EncodedImage
         var inputIsOriginal = false
         var storedOriginal: StoredOriginal?  // owns the descriptor behind `input`

@@ -1,6 +1,7 @@
 import DiskLru
 import Foundation
 import ImageDecode
+import Processing
 
 /// The disk layout: one DiskLru entry per source, values [metadata JSON, original bytes, one value per ladder
 /// size]. A ladder size's value holds that size's thumbnails in every stored format, back to back, in the order
@@ -117,9 +118,9 @@ final class EntryStore: Sendable {
     /// bytes read from it, when the entry's state is known (`KnownEntries`); else its metadata too. Nil for
     /// anything a disk hit cannot answer alone: no entry, not fresh, no such thumbnail, a value that disagrees
     /// with its metadata (the full path then decides); with `.residentOnly`, bytes not in the page cache.
-    /// `negotiated`: see `storedFormat`.
-    func storedThumbnail(key: String, size: Int, format: ImageFormat?, negotiated: Bool = false, now: Date,
-                         read: DiskRead = .waiting) throws(PipelineError) -> StoredHit? {
+    /// `format`: the answer's format for the entry's original (`storedFormat`).
+    func storedThumbnail(key: String, size: Int, now: Date, read: DiskRead = .waiting,
+                         format decide: (CacheMetadata.Original) -> FormatDecision) throws(PipelineError) -> StoredHit? {
         guard let index = ladder.valueIndex(of: size) else { return nil }
         let remembered = known.known(key)
         do {
@@ -128,7 +129,7 @@ final class EntryStore: Sendable {
             }) else { return nil }
             defer { snapshot.close() }
             guard let entry = try knownState(of: snapshot, now: now, read: read), entry.isFresh(at: now) else { return nil }
-            guard let format = storedFormat(size, format: format, negotiated: negotiated, of: entry.metadata),
+            guard let format = storedFormat(size, decide(entry.metadata.original), of: entry.metadata),
                   let stored = entry.metadata.thumbnails.first(where: { $0.size == size }),
                   let range = stored.range(of: format.rawValue), !range.isEmpty,
                   snapshot.length(at: index) == Int64(stored.totalBytes) else { return nil }
@@ -175,12 +176,12 @@ final class EntryStore: Sendable {
         let lastModified: Date?
     }
 
-    /// Which stored thumbnail of `size` answers a request for `format` (nil: the source's default format). A
-    /// negotiated format answers only when the default format is stored beside it (a negotiated render keeps
-    /// both), and then whichever of the two `FormatFallback` chooses from their lengths; nil when not both are.
-    func storedFormat(_ size: Int, format: ImageFormat?, negotiated: Bool, of metadata: CacheMetadata) -> ImageFormat? {
-        let fallback = metadata.original.thumbnailFormat
-        guard negotiated, let format, format != fallback else { return format ?? fallback }
+    /// Which stored thumbnail of `size` answers a request whose answer `decision` describes. A format preferred
+    /// from `Accept` answers only when its fallback is stored beside it (such a render keeps both), and then
+    /// whichever of the two `FormatFallback` chooses from their lengths; nil when not both are.
+    func storedFormat(_ size: Int, _ decision: FormatDecision, of metadata: CacheMetadata) -> ImageFormat? {
+        let format = decision.format
+        guard let fallback = decision.fallback else { return format }
         guard let stored = metadata.thumbnails.first(where: { $0.size == size }),
               let asked = stored.range(of: format.rawValue), !asked.isEmpty,
               let other = stored.range(of: fallback.rawValue), !other.isEmpty else { return nil }

@@ -1,6 +1,7 @@
 import DiskLru
 import Foundation
 import ImageDecode
+import Processing
 
 /// Everything the pipeline keeps on disk, behind one API: per source one entry in `entries/` (its metadata, its
 /// original and its ladder thumbnails, `EntryStore`) and its processed variants in `variants/` (`VariantStore`),
@@ -69,14 +70,13 @@ final class RenditionStore: Sendable {
 
     // MARK: Ladder thumbnails
 
-    func storedThumbnail(key: String, size: Int, format: ImageFormat?, negotiated: Bool, now: Date,
-                         read: DiskRead) throws(PipelineError) -> EntryStore.StoredHit? {
-        try entries.storedThumbnail(key: key, size: size, format: format, negotiated: negotiated, now: now,
-                                    read: read)
+    func storedThumbnail(key: String, size: Int, now: Date, read: DiskRead,
+                         format decide: (CacheMetadata.Original) -> FormatDecision) throws(PipelineError) -> EntryStore.StoredHit? {
+        try entries.storedThumbnail(key: key, size: size, now: now, read: read, format: decide)
     }
 
-    func storedFormat(_ size: Int, format: ImageFormat?, negotiated: Bool, of metadata: CacheMetadata) -> ImageFormat? {
-        entries.storedFormat(size, format: format, negotiated: negotiated, of: metadata)
+    func storedFormat(_ size: Int, _ decision: FormatDecision, of metadata: CacheMetadata) -> ImageFormat? {
+        entries.storedFormat(size, decision, of: metadata)
     }
 
     func thumbnail(_ size: Int, format: ImageFormat, of entry: EntryStore.Entry) throws(PipelineError) -> Data? {

@@ -51,10 +51,11 @@ final class VariantStore: Sendable {
         budget?.variantsChanged(cache)
     }
 
-    /// A variant's name: its meaning (canonical options, the format asked for or `auto`) and the quality it is
-    /// encoded at (and, when the format was negotiated, its fallback's: `FormatFallback`). `list` reads it back.
-    static func name(canonical: String, asked: String, quality: Int, fallbackQuality: Int?) -> String {
-        "\(canonical)|\(asked)|q\(quality)" + (fallbackQuality.map { " negotiated, else q\($0)" } ?? "")
+    /// A variant's name: its meaning (canonical options, the format it is written in) and the quality it is
+    /// encoded at (and, when the format was preferred from `Accept`, its fallback's format and quality:
+    /// `FormatFallback`). `list` reads it back.
+    static func name(canonical: String, format: ImageFormat, quality: Int, fallback: (format: ImageFormat, quality: Int)?) -> String {
+        "\(canonical)|\(format.rawValue)|q\(quality)" + (fallback.map { " negotiated, else \($0.format.rawValue) q\($0.quality)" } ?? "")
     }
 
     static func key(source: String, variant: String) -> String {
@@ -117,7 +118,7 @@ final class VariantStore: Sendable {
             guard let snapshot = try? cache.snapshot(forKey: key) else { return nil }
             defer { snapshot.close() }
             guard let bytes = try? snapshot.data(at: Self.recordIndex), let record = Record.decoded(bytes) else { return nil }
-            // The name is "<canonical>|<format asked>|q<quality>[ negotiated, else q<quality>]" (`name`).
+            // The name is "<canonical>|<format>|q<quality>[ negotiated, else <format> q<quality>]" (`name`).
             let parts = record.variant.split(separator: "|", omittingEmptySubsequences: false)
             return EntryInfo.Processed(options: parts.dropLast(2).joined(separator: "|"),
                                        asked: parts.count >= 2 ? String(parts[parts.count - 2]) : "auto",

@@ -53,10 +53,14 @@ package struct ServeConfiguration: Sendable {
     package var pathPrefix: String?
     /// imgproxy's `IMGPROXY_ENABLE_CLIENT_HINTS`: processing URLs take dpr and width from the client hints.
     package var clientHints = false
-    /// imgproxy's `IMGPROXY_ENFORCE_WEBP`/`_AVIF`: a named format gives way to WebP/AVIF when `Accept` names it.
+    /// imgproxy's `IMGPROXY_ENFORCE_WEBP`/`_AVIF`/`_JXL`: a named format gives way to WebP/AVIF/JPEG XL when
+    /// `Accept` names it (AVIF and JPEG XL not for an animation).
     package var enforceWebP = false
     package var enforceAVIF = false
     package var enforceJXL = false
+    /// imgproxy's `IMGPROXY_AUTO_JXL`: a URL naming no format is JPEG XL when `Accept` names it (before AVIF and
+    /// WebP, which are always preferred so; not for an animation).
+    package var autoJXL = false
     /// imgproxy's `IMGPROXY_SKIP_PROCESSING_FORMATS`: sources in these formats are answered as they are by every
     /// processing URL that keeps their format (a server-wide `skip_processing`).
     package var skipProcessingFormats: [ImageFormat] = []
@@ -159,6 +163,8 @@ package struct ServeConfiguration: Sendable {
         rules.base64URLIncludesFilename = base64URLIncludesFilename
         // imgproxy's order: JPEG XL, then AVIF, then WebP.
         rules.enforced = (enforceJXL ? [ImageFormat.jxl] : []) + (enforceAVIF ? [.avif] : []) + (enforceWebP ? [.webp] : [])
+        // Enforcing a format prefers it too (imgproxy's clientfeatures detector).
+        rules.preferred = (autoJXL || enforceJXL ? [ImageFormat.jxl] : []) + [.avif, .webp]
         rules.sources = SourceNames(baseURL: sourceBaseURL, localRoot: resolvedLocalRoot)
         return rules
     }

@@ -1,12 +1,15 @@
 import Foundation
 import ImageDecode
 
-/// Picks a thumbnail's format from a request's `Accept` header (RFC 9110 §12.5.1), for URLs without an extension:
-/// AVIF if the client accepts it, else WebP, else nil (the image's default: JPEG, or PNG when it has alpha).
+/// Reads which of the server's negotiable formats a request's `Accept` header (RFC 9110 §12.5.1) names: for URLs
+/// without a format (JPEG XL with `--auto-jxl`, AVIF, WebP, preferred in that order) and for enforced formats.
+/// Which of them answers is decided with the source (`ProcessingOptions.outputFormat`: an animation passes AVIF
+/// and JPEG XL over); none leaves the image's default.
 ///
-/// AVIF and WebP count as accepted only when listed by name with a q-value above 0: browsers send `*/*` (and
-/// `image/*`) whether or not they decode either, so a wildcard never picks them. `q=0` refuses a type even when
-/// a wildcard would admit it. The answer is one of three classes, so the caches key on it, not on the header.
+/// A format counts as accepted only when listed by name with a q-value above 0: browsers send `*/*` (and
+/// `image/*`) whether or not they decode it, so a wildcard never picks one. `q=0` refuses a type even when
+/// a wildcard would admit it. The answer is one of a few classes (subsets of the server's list), so the caches key
+/// on it, not on the header.
 package struct AcceptNegotiation: Sendable, Equatable {
     /// Media types listed by name with their q-values (the highest when one is listed twice), lower-cased.
     package private(set) var qualities: [String: Double] = [:]
@@ -38,10 +41,9 @@ package struct AcceptNegotiation: Sendable, Equatable {
         (qualities[format.mimeType] ?? 0) > 0
     }
 
-    /// The negotiated format: AVIF, then WebP, when named; nil leaves the image's default (JPEG or PNG).
-    package var format: ImageFormat? {
-        if namesAccepted(.avif) { return .avif }
-        if namesAccepted(.webp) { return .webp }
-        return nil
+    /// The formats of `offered` (the server's, in its order) that are named (`namesAccepted`), in that order:
+    /// what the pipeline chooses from once the source is known (`FormatRequest.accepted`).
+    package func accepted(_ offered: [ImageFormat]) -> [ImageFormat] {
+        offered.filter(namesAccepted)
     }
 }

@@ -13,7 +13,7 @@ import ThumbcacheKit
 /// An app embeds it with both: `register(on: router)` and `server: .thumbcacheHTTP1(endpoints:)`.
 ///
 /// - `GET|HEAD /<signature>/<size>/<fit>/<source>[.<format>]`: a thumbnail (see `ThumbnailPath`); without a
-///   format, one negotiated from `Accept` (see `AcceptNegotiation`), sent with `Vary: Accept`.
+///   format, one preferred from `Accept` (see `AcceptNegotiation`), sent with `Vary: Accept`.
 /// - `GET|HEAD /<signature>/<option>/…/<source>`: imgproxy's processing URLs (see `ProcessingPath`), told apart
 ///   from the short grammar by `PathGrammar`.
 /// - `GET|HEAD /healthz`: `ok`, or 503 while stopping. `GET|HEAD /metrics`: Prometheus text (unless moved to its own
@@ -104,11 +104,11 @@ package final class ThumbcacheEndpoints: Sendable {
             guard !isStopping else { throw ServeError.unavailable("stopping", "the server is shutting down") }
             let check = try checks.check(target: request.head.path ?? "", headers: request.headers)
             let result: ThumbnailResult
-            if let hit = pipeline.memoryHit(for: check.source, check.rendition, format: check.format, negotiated: check.negotiated) {
+            if let hit = pipeline.memoryHit(for: check.source, check.rendition, format: check.format, accepted: check.accepted) {
                 metrics.memoryHitAnswered(fromBytes: false)
                 result = hit
             } else if let hit = pipeline.diskHit(for: check.source, check.rendition, format: check.format,
-                                                 negotiated: check.negotiated) {
+                                                 accepted: check.accepted) {
                 // A fresh stored thumbnail is a read from the page cache, far shorter than any deadline: answered
                 // before the deadline's two tasks and timer (and the pipeline's coalescers) are set up.
                 result = hit
@@ -136,8 +136,8 @@ package final class ThumbcacheEndpoints: Sendable {
               let check = try? checks.check(target: path, headers: headers),
               // A disk hit whose bytes are in the page cache is answered here too: reading them does not block
               // (`read: .residentOnly`); one that would wait for the disk goes to the router, off the event loop.
-              let result = pipeline.memoryHit(for: check.source, check.rendition, format: check.format, negotiated: check.negotiated)
-                ?? pipeline.diskHit(for: check.source, check.rendition, format: check.format, negotiated: check.negotiated,
+              let result = pipeline.memoryHit(for: check.source, check.rendition, format: check.format, accepted: check.accepted)
+                ?? pipeline.diskHit(for: check.source, check.rendition, format: check.format, accepted: check.accepted,
                                     read: .residentOnly)
         else { return nil }
         metrics.thumbnail(result)
@@ -194,7 +194,7 @@ package final class ThumbcacheEndpoints: Sendable {
         do {
             return try await withThrowingTaskGroup(of: ThumbnailResult?.self) { group in
                 group.addTask {
-                    try await pipeline.result(for: check.source, check.rendition, format: check.format, negotiated: check.negotiated,
+                    try await pipeline.result(for: check.source, check.rendition, format: check.format, accepted: check.accepted,
                                               lookingIn: [])
                 }
                 group.addTask {

@@ -6,15 +6,16 @@ import ThumbcacheKit
 
 /// A thumbnail request that passed the one check both ways of answering use (`ThumbnailChecks.check`): its path
 /// parsed in either grammar (`ThumbnailPath`, or imgproxy's `ProcessingPath`), its signature accepted, an
-/// `expires` option not passed, its source parsed and allowed to be asked for (`SourceNames`), and the format chosen
-/// (the path's, else negotiated from `Accept`; an enforced one when `Accept` names it).
+/// `expires` option not passed, its source parsed and allowed to be asked for (`SourceNames`), and what it says of
+/// the format (the path's, and the formats the server takes from `Accept`; the pipeline decides from the source).
 struct ThumbnailCheck: Sendable {
     let rendition: Rendition
     let source: ImageSource
-    /// The format to render (nil: the source's own, as the pipeline decides).
+    /// The format the path names (nil: none, as the pipeline decides).
     let format: ImageFormat?
-    /// The format came from `Accept` by negotiation: the pipeline may answer the default format when smaller.
-    let negotiated: Bool
+    /// The formats `Accept` names that the server takes from it (`FormatRequest.accepted`): enforced over `format`,
+    /// else preferred (the pipeline may then answer the default format when smaller).
+    let accepted: [ImageFormat]
     /// The request fields the answer depends on (`Vary`).
     let variation: AnswerVariation
     /// `Content-Disposition` as the processing options ask for it (`fn`, `att`), built once per format; nil: none
@@ -48,7 +49,7 @@ final class ThumbnailChecks: Sendable {
         let format: ImageFormat?
         /// `raw` answers the original whatever `Accept` says.
         let negotiates: Bool
-        /// A named format that `--enforce-webp`/`--enforce-avif` may replace (not `raw`'s).
+        /// A named format that `--enforce-webp`/`--enforce-avif`/`--enforce-jxl` may replace (not `raw`'s).
         let enforceable: Bool
         /// The client hints shaped the options (a processing URL, with hints enabled).
         let hinted: Bool
@@ -62,12 +63,17 @@ final class ThumbnailChecks: Sendable {
     struct Rules: Sendable {
         /// imgproxy's `IMGPROXY_MAX_RESULT_DIMENSION`: a processing URL's `max_result_dimension` when it names none.
         var maxResultDimension = 0
-        /// imgproxy's `IMGPROXY_ALLOW_SECURITY_OPTIONS`: URLs may name `mrd`, `msr` and `msfs`.
+        /// imgproxy's `IMGPROXY_ALLOW_SECURITY_OPTIONS`: URLs may name `mrd`, `msr`, `msfs`, `maf` and `mafr`.
         var allowSecurityOptions = false
         /// Read `Sec-CH-DPR`, `DPR`, `Sec-CH-Width` and `Width` for processing URLs (`ClientHints`).
         var clientHints = false
-        /// Formats that replace a named one when `Accept` names them, the first named winning (AVIF before WebP).
+        /// Formats that replace a named one when `Accept` names them, in imgproxy's order (JPEG XL, AVIF, WebP);
+        /// `FormatRequest.accepted`.
         var enforced: [ImageFormat] = []
+        /// Formats preferred for a path naming none when `Accept` names them, in imgproxy's order: AVIF and WebP
+        /// always, JPEG XL with `--auto-jxl` or `--enforce-jxl` (imgproxy's `IMGPROXY_AUTO_*`, which enforcing
+        /// implies).
+        var preferred: [ImageFormat] = [.avif, .webp]
         /// imgproxy's `IMGPROXY_ALLOWED_PROCESSING_OPTIONS`: the option names a processing URL may hold; nil: any.
         var allowedOptions: Set<String>?
         /// imgproxy's `IMGPROXY_BASE64_URL_INCLUDES_FILENAME`: a split base64 source's last piece is a filename.
@@ -110,19 +116,17 @@ final class ThumbnailChecks: Sendable {
         }
         // imgproxy: 0 or less never expires.
         if let expires = checked.expires, expires > 0, expires < now { throw ServeError(ProcessingError.expired(at: expires)) }
-        var format = checked.format
         var variation: AnswerVariation = checked.hinted ? .clientHints : []
-        if checked.negotiates {
-            format = AcceptNegotiation(headers[.accept]).format
-            variation.insert(.accept)
-        } else if checked.enforceable, !rules.enforced.isEmpty {
-            // imgproxy's IMGPROXY_ENFORCE_*: the named format gives way to an enforced one the client takes.
-            let accepted = AcceptNegotiation(headers[.accept])
-            format = rules.enforced.first(where: accepted.namesAccepted) ?? format
+        // Which of them answers is the pipeline's to decide, from the source (an animation passes AVIF and JPEG
+        // XL over); the answer varies on `Accept` whenever one might.
+        let offered = checked.negotiates ? rules.preferred : checked.enforceable ? rules.enforced : []
+        var accepted: [ImageFormat] = []
+        if !offered.isEmpty {
+            accepted = AcceptNegotiation(headers[.accept]).accepted(offered)
             variation.insert(.accept)
         }
-        return ThumbnailCheck(rendition: checked.rendition, source: checked.source, format: format,
-                              negotiated: checked.negotiates, variation: variation,
+        return ThumbnailCheck(rendition: checked.rendition, source: checked.source, format: checked.format,
+                              accepted: accepted, variation: variation,
                               disposition: checked.disposition, heads: checked.heads, loggedPath: checked.loggedPath)
     }
 
