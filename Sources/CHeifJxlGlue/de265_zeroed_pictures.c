@@ -32,24 +32,28 @@ static int zeroed_get_buffer(de265_decoder_context *context, struct de265_image_
     size_t sub_x = chroma == de265_chroma_420 || chroma == de265_chroma_422 ? 2 : 1;
     size_t sub_y = chroma == de265_chroma_420 ? 2 : 1;
     size_t alignment = spec->alignment > 0 ? (size_t)spec->alignment : 16;
-    void *memory[3] = {NULL, NULL, NULL};
+    void *memory[3] = {NULL, NULL, NULL};   // what calloc gave: released with free
+    uint8_t *aligned[3] = {NULL, NULL, NULL}; // the plane, 64-byte aligned inside it
     int strides[3] = {0, 0, 0};
     for (int plane = 0; plane < planes; plane++) {
         size_t width = plane == 0 ? (size_t)spec->width : ((size_t)spec->width + sub_x - 1) / sub_x;
         size_t height = plane == 0 ? (size_t)spec->height : ((size_t)spec->height + sub_y - 1) / sub_y;
         size_t stride = (width + alignment - 1) / alignment * alignment
                         * (size_t)((de265_get_bits_per_pixel(image, plane) + 7) / 8);
-        if (stride > INT32_MAX || stride > (SIZE_MAX - tc_de265_padding) / height
-            || posix_memalign(&memory[plane], 64, stride * height + tc_de265_padding) != 0) {
+        // calloc rather than posix_memalign + memset: the kernel's zero pages are only made resident where the
+        // decoder writes (a picture's padding, or one that is never wholly decoded, costs nothing), and glibc skips
+        // clearing memory that is fresh from the system. The 64-byte alignment is taken inside the block.
+        if (stride > INT32_MAX || stride > (SIZE_MAX - tc_de265_padding - 64) / height
+            || !(memory[plane] = calloc(1, stride * height + tc_de265_padding + 64))) {
             for (int made = 0; made < plane; made++) free(memory[made]);
             return 0;
         }
-        memset(memory[plane], 0, stride * height + tc_de265_padding);
+        aligned[plane] = (uint8_t *)(((uintptr_t)memory[plane] + 63) & ~(uintptr_t)63);
         strides[plane] = (int)stride;  // de265_set_image_plane takes bytes
     }
-    // Each plane's own pointer is its user data, for release (the plane pointer libde265 hands out later is moved
+    // Each plane's calloc'd block is its user data, for release (the plane pointer libde265 hands out later is moved
     // by the conformance window).
-    for (int plane = 0; plane < 3; plane++) de265_set_image_plane(image, plane, memory[plane], strides[plane], memory[plane]);
+    for (int plane = 0; plane < 3; plane++) de265_set_image_plane(image, plane, aligned[plane], strides[plane], memory[plane]);
     return 1;
 }
 

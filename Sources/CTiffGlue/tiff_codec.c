@@ -5,6 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <pthread.h>
+#include <errno.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <tiffio.h>
 
 // MARK: Messages
@@ -55,11 +58,25 @@ typedef struct {
     uint8_t *data;
     size_t size, capacity, position;
     int failed;
+    FILE *file;  // decoding a file: read with fread/fseeko as libtiff asks, never mapped (data is NULL)
 } tc_tiff_stream;
 
 static tmsize_t stream_read(thandle_t handle, void *buffer, tmsize_t size) {
     tc_tiff_stream *stream = handle;
     if (size <= 0 || stream->position >= stream->size) return 0;
+    if (stream->file) {  // pread on its descriptor: no stdio buffer copy, and the FILE's own position is left alone
+        size_t done = 0;
+        while (done < (size_t)size) {
+            ssize_t got = pread(fileno(stream->file), (uint8_t *)buffer + done, (size_t)size - done,
+                                (off_t)(stream->position + done));
+            if (got < 0 && errno == EINTR) continue;
+            if (got < 0) return -1;
+            if (got == 0) break;
+            done += (size_t)got;
+        }
+        stream->position += done;
+        return (tmsize_t)done;
+    }
     size_t count = stream->size - stream->position;
     if ((size_t)size < count) count = (size_t)size;
     memcpy(buffer, stream->data + stream->position, count);
@@ -109,6 +126,7 @@ static toff_t stream_size(thandle_t handle) { return ((tc_tiff_stream *)handle)-
 /// The whole file is in memory: libtiff reads uncompressed and compressed strips straight out of it.
 static int stream_map(thandle_t handle, void **base, toff_t *size) {
     tc_tiff_stream *stream = handle;
+    if (stream->file) return 0;  // libtiff then reads each strip or tile into its own buffer
     *base = stream->data;
     *size = stream->size;
     return 1;
@@ -142,6 +160,8 @@ struct tc_tiff_decoder {
     int width, height, band_rows, next_row;
     int raw;                 // read samples ourselves (8/16-bit contiguous grey, RGB, CMYK); else TIFFRGBAImage
     int bits, samples, colour_samples, alpha_sample, associated, photometric, tiled;
+    int channels;            // bytes a delivered pixel: 4 with alpha or for CMYK inks, else 3
+    int as_stored;           // the stored samples are the delivered pixels (8-bit RGB, RGBA unassociated, CMYK)
     uint32_t tile_width, tile_height;
     uint8_t *band;           // raw: one band of samples as stored; tiled: one tile too
     uint8_t *tile;
@@ -155,6 +175,17 @@ tc_tiff_decoder *tc_tiff_decoder_create(const uint8_t *data, size_t size, uint64
     if (!decoder) return NULL;
     decoder->stream.data = (uint8_t *)data;  // never written: the map and read procs only read
     decoder->stream.size = size;
+    decoder->max_single_alloc = max_single_alloc;
+    return decoder;
+}
+
+tc_tiff_decoder *tc_tiff_decoder_create_file(FILE *file, uint64_t max_single_alloc) {
+    struct stat status;
+    if (fstat(fileno(file), &status) != 0 || status.st_size < 0) return NULL;
+    tc_tiff_decoder *decoder = calloc(1, sizeof *decoder);
+    if (!decoder) return NULL;
+    decoder->stream.file = file;
+    decoder->stream.size = (size_t)status.st_size;
     decoder->max_single_alloc = max_single_alloc;
     return decoder;
 }
@@ -373,7 +404,7 @@ const uint8_t *tc_tiff_xmp(const tc_tiff_decoder *decoder, size_t *length) {
 const char *tc_tiff_copyright(const tc_tiff_decoder *decoder) { return decoder->copyright; }
 const char *tc_tiff_artist(const tc_tiff_decoder *decoder) { return decoder->artist; }
 
-tc_status tc_tiff_start(tc_tiff_decoder *decoder, int level, int *width, int *height, int *band_rows) {
+tc_status tc_tiff_start(tc_tiff_decoder *decoder, int level, int *width, int *height, int *band_rows, int *channels) {
     TIFF *tif = decoder->tif;
     if (level >= 0 && level < decoder->header.level_count) {
         int ok = decoder->level_directory[level] >= 0 ? TIFFSetDirectory(tif, (tdir_t)decoder->level_directory[level])
@@ -385,6 +416,9 @@ tc_status tc_tiff_start(tc_tiff_decoder *decoder, int level, int *width, int *he
         // A level must deliver what the page promised (4 bytes a pixel of the same kind).
         if (decoder->header.is_cmyk != page_is_cmyk) return fail(decoder, TC_UNSUPPORTED, "the reduced TIFF level is another colour space");
     }
+    decoder->channels = decoder->header.is_cmyk || decoder->header.has_alpha ? 4 : 3;
+    decoder->as_stored = decoder->raw && decoder->bits == 8 && decoder->samples == decoder->channels && !decoder->associated
+        && (decoder->colour_samples == 4 || (decoder->colour_samples == 3 && (decoder->channels == 3 || decoder->alpha_sample == 3)));
     if (decoder->raw) {
         size_t sample_bytes = (size_t)decoder->bits / 8;
         size_t row_bytes = (size_t)decoder->width * decoder->samples * sample_bytes;
@@ -396,13 +430,15 @@ tc_status tc_tiff_start(tc_tiff_decoder *decoder, int level, int *width, int *he
             tmsize_t tile_size = TIFFTileSize(tif);
             if (tile_size <= 0) return fail(decoder, TC_CORRUPT, "the TIFF tile size is impossible");
             decoder->tile = malloc((size_t)tile_size);
-            decoder->band = malloc(row_bytes * decoder->band_rows);
         } else {
             // Strips are read a scanline at a time, so a strip of the whole image still streams.
             decoder->band_rows = decoder->band_rows < 16 ? decoder->band_rows : 16;
-            decoder->band = malloc(row_bytes * decoder->band_rows);
         }
-        if (!decoder->band || (decoder->tiled && !decoder->tile)) return fail(decoder, TC_NO_MEMORY, "out of memory");
+        // Samples that are the delivered pixels go straight into the caller's band; others are converted from ours.
+        if (!decoder->as_stored) decoder->band = malloc(row_bytes * decoder->band_rows);
+        if ((!decoder->as_stored && !decoder->band) || (decoder->tiled && !decoder->tile)) {
+            return fail(decoder, TC_NO_MEMORY, "out of memory");
+        }
     } else {
         char reason[1024] = {0};
         if (!TIFFRGBAImageOK(tif, reason)) {
@@ -424,6 +460,7 @@ tc_status tc_tiff_start(tc_tiff_decoder *decoder, int level, int *width, int *he
     *width = decoder->width;
     *height = decoder->height;
     *band_rows = decoder->band_rows;
+    *channels = decoder->channels;
     return TC_OK;
 }
 
@@ -434,9 +471,20 @@ static inline uint8_t unpremultiply(uint8_t value, uint8_t alpha) {
     return v > 255 ? 255 : (uint8_t)v;
 }
 
-/// One row of stored samples (8- or 16-bit, native order) to 4 bytes a pixel.
+/// One row of stored samples (8- or 16-bit, native order) to the delivered pixels (`channels` bytes each).
 static void convert_raw_row(const tc_tiff_decoder *decoder, const uint8_t *in, uint8_t *out) {
     int samples = decoder->samples, alpha = decoder->alpha_sample, colours = decoder->colour_samples;
+    int channels = decoder->channels;
+    if (decoder->bits == 8 && colours == 1 && alpha < 0) {  // 8-bit grey, the common case of the loop below
+        for (int x = 0; x < decoder->width; x++, out += 3) out[0] = out[1] = out[2] = in[(size_t)x * samples];
+        return;
+    }
+    if (decoder->bits == 8 && colours == 3 && alpha < 0) {  // 8-bit RGB with unused extra samples
+        for (int x = 0; x < decoder->width; x++, in += samples, out += 3) {
+            out[0] = in[0]; out[1] = in[1]; out[2] = in[2];
+        }
+        return;
+    }
     for (int x = 0; x < decoder->width; x++) {
         uint8_t s[5] = {0, 0, 0, 0, 255};
         int wanted = colours + (alpha >= 0 ? 1 : 0);
@@ -445,7 +493,7 @@ static void convert_raw_row(const tc_tiff_decoder *decoder, const uint8_t *in, u
             size_t at = (size_t)x * samples + index;
             s[c] = decoder->bits == 16 ? (uint8_t)(((const uint16_t *)in)[at] >> 8) : in[at];
         }
-        uint8_t *pixel = out + (size_t)x * 4;
+        uint8_t *pixel = out + (size_t)x * channels;
         if (colours == 4) {
             memcpy(pixel, s, 4);
         } else if (colours == 3) {
@@ -453,12 +501,13 @@ static void convert_raw_row(const tc_tiff_decoder *decoder, const uint8_t *in, u
             if (decoder->associated) {
                 for (int c = 0; c < 3; c++) s[c] = unpremultiply(s[c], a);
             }
-            pixel[0] = s[0]; pixel[1] = s[1]; pixel[2] = s[2]; pixel[3] = a;
+            pixel[0] = s[0]; pixel[1] = s[1]; pixel[2] = s[2];
+            if (channels == 4) pixel[3] = a;
         } else {
             uint8_t a = alpha >= 0 ? s[1] : 255;
             uint8_t grey = decoder->associated ? unpremultiply(s[0], a) : s[0];
             pixel[0] = pixel[1] = pixel[2] = grey;
-            pixel[3] = a;
+            if (channels == 4) pixel[3] = a;
         }
     }
 }
@@ -469,10 +518,11 @@ tc_status tc_tiff_read_band(tc_tiff_decoder *decoder, uint8_t *out, int *rows) {
     int count = decoder->height - row < decoder->band_rows ? decoder->height - row : decoder->band_rows;
     *rows = 0;
     if (count <= 0) return TC_OK;
-    size_t out_stride = (size_t)decoder->width * 4;
+    size_t out_stride = (size_t)decoder->width * decoder->channels;
     if (decoder->raw) {
         size_t pixel_bytes = (size_t)decoder->samples * (decoder->bits / 8);
         size_t row_bytes = (size_t)decoder->width * pixel_bytes;
+        uint8_t *band = decoder->as_stored ? out : decoder->band;  // as_stored: row_bytes == out_stride
         if (decoder->tiled) {
             for (uint32_t x = 0; x < (uint32_t)decoder->width; x += decoder->tile_width) {
                 ttile_t tile = TIFFComputeTile(tif, x, (uint32_t)row, 0, 0);
@@ -481,18 +531,20 @@ tc_status tc_tiff_read_band(tc_tiff_decoder *decoder, uint8_t *out, int *rows) {
                 }
                 uint32_t span = decoder->width - x < decoder->tile_width ? decoder->width - x : decoder->tile_width;
                 for (int y = 0; y < count; y++) {
-                    memcpy(decoder->band + y * row_bytes + x * pixel_bytes,
+                    memcpy(band + y * row_bytes + x * pixel_bytes,
                            decoder->tile + (size_t)y * decoder->tile_width * pixel_bytes, span * pixel_bytes);
                 }
             }
         } else {
             for (int y = 0; y < count; y++) {
-                if (TIFFReadScanline(tif, decoder->band + y * row_bytes, (uint32_t)(row + y), 0) < 0) {
+                if (TIFFReadScanline(tif, band + y * row_bytes, (uint32_t)(row + y), 0) < 0) {
                     return fail(decoder, TC_CORRUPT, "cannot decode a TIFF strip");
                 }
             }
         }
-        for (int y = 0; y < count; y++) convert_raw_row(decoder, decoder->band + y * row_bytes, out + y * out_stride);
+        if (!decoder->as_stored) {
+            for (int y = 0; y < count; y++) convert_raw_row(decoder, band + y * row_bytes, out + y * out_stride);
+        }
     } else {
         decoder->rgba.row_offset = row;
         decoder->rgba.col_offset = 0;
@@ -503,13 +555,13 @@ tc_status tc_tiff_read_band(tc_tiff_decoder *decoder, uint8_t *out, int *rows) {
         for (int y = 0; y < count; y++) {
             const uint32_t *in = decoder->raster + (size_t)y * decoder->width;
             uint8_t *pixel = out + y * out_stride;
-            for (int x = 0; x < decoder->width; x++, pixel += 4) {
+            for (int x = 0; x < decoder->width; x++, pixel += decoder->channels) {
                 uint32_t value = in[x];
                 uint8_t a = premultiplied ? (uint8_t)TIFFGetA(value) : 255;
                 pixel[0] = premultiplied ? unpremultiply((uint8_t)TIFFGetR(value), a) : (uint8_t)TIFFGetR(value);
                 pixel[1] = premultiplied ? unpremultiply((uint8_t)TIFFGetG(value), a) : (uint8_t)TIFFGetG(value);
                 pixel[2] = premultiplied ? unpremultiply((uint8_t)TIFFGetB(value), a) : (uint8_t)TIFFGetB(value);
-                pixel[3] = a;
+                if (decoder->channels == 4) pixel[3] = a;
             }
         }
     }

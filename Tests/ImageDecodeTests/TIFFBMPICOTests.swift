@@ -89,6 +89,69 @@ struct TIFFBMPICOTests {
         #expect(grey.pixels == [255, 255, 255, 0, 0, 0])
     }
 
+    /// Each layout the glue delivers in its own way: 8-bit grey widened to RGB, RGB with unused extra samples
+    /// narrowed, RGBA as stored; the same pixels from bytes in memory and from a file.
+    @Test func tiffRowsAreDeliveredInTheRenderersChannels() throws {
+        let cases: [(data: Data, expected: [UInt8], channels: Int)] = [
+            (CraftedBMP.tiff(width: 2, height: 1, samples: 1, photometric: 1, pixels: [10, 200]), [10, 10, 10, 200, 200, 200], 3),
+            // Two unspecified extra samples: neither is alpha.
+            (CraftedBMP.tiff(width: 2, height: 1, samples: 5, pixels: [1, 2, 3, 9, 9, 4, 5, 6, 9, 9], override: [338: (3, 2, 0)]),
+             [1, 2, 3, 4, 5, 6], 3),
+            // One unspecified extra sample past RGB is alpha, as before.
+            (CraftedBMP.tiff(width: 2, height: 1, samples: 4, pixels: [1, 2, 3, 9, 4, 5, 6, 9]), [1, 2, 3, 9, 4, 5, 6, 9], 4),
+            (CraftedBMP.tiff(width: 2, height: 1, samples: 4, pixels: [1, 2, 3, 9, 4, 5, 6, 250], override: [338: (3, 1, 2)]),
+             [1, 2, 3, 9, 4, 5, 6, 250], 4),
+        ]
+        for (data, expected, channels) in cases {
+            let path = try Self.temporaryFile(data)
+            defer { try? FileManager.default.removeItem(atPath: path) }
+            for input in [EncodedImage.data(data), .file(path)] {
+                let image = try Self.decodeRows(input, shrink: 1)
+                #expect(image.pixels == expected && image.channels == channels)
+            }
+        }
+    }
+
+    /// A TIFF file is read by libtiff a strip or tile at a time (`TIFFDecoder(file:)`), not into memory: every
+    /// fixture gives the same rows, and a cut file the same kind of error, as its bytes in memory do.
+    @Test func aTIFFFileDecodesAsItsBytesDo() throws {
+        let names = ["tiled-jpeg", "pyramid", "rgb16-lzw", "bigtiff-deflate", "multipage", "orientation-6", "alpha-icc",
+                     "grey4", "cmyk-icc"]
+        for name in names {
+            let data = try Fixtures.data("tiff/\(name).tiff")
+            let path = Fixtures.directory.appendingPathComponent("tiff/\(name).tiff").path
+            for shrink in [1.0, 5.0] {
+                let fromFile = try Self.decodeRows(.file(path), shrink: shrink)
+                #expect(fromFile == (try Self.decodeRows(.data(data), shrink: shrink)), "\(name) at shrink \(shrink)")
+            }
+        }
+        let cut = try Fixtures.data("tiff/rgb16-lzw.tiff").prefix(40_000)
+        let cutPath = try Self.temporaryFile(Data(cut))
+        defer { try? FileManager.default.removeItem(atPath: cutPath) }
+        var inMemory: ImageDecodeError?, fromFile: ImageDecodeError?
+        do { _ = try Self.decodeRows(.data(Data(cut)), shrink: 1) } catch { inMemory = error }
+        do { _ = try Self.decodeRows(.file(cutPath), shrink: 1) } catch { fromFile = error }
+        // The same case; libtiff's message names the file ("memory") only when it reads rather than maps.
+        let kind = { (error: ImageDecodeError?) in error.map { "\($0)".prefix { $0 != ":" } } }
+        #expect(inMemory != nil && kind(inMemory) == kind(fromFile), "\(String(describing: inMemory)) / \(String(describing: fromFile))")
+    }
+
+    /// Every row a decoder delivers at `shrink`, as an image (no resizing, no profile).
+    private static func decodeRows(_ input: EncodedImage, shrink: Double) throws(ImageDecodeError) -> PixelBuffer {
+        try ImageDecoder.withDecoder(for: input, maxPixels: 1 << 30) { decoder throws(ImageDecodeError) in
+            let started = try decoder.start(shrink: shrink, convertToSRGB: false)
+            var pixels = [UInt8]()
+            try decoder.readRows { pixels.append(contentsOf: $0) }
+            return PixelBuffer(width: started.width, height: started.height, channels: started.channels, pixels: pixels)
+        }
+    }
+
+    private static func temporaryFile(_ data: Data) throws -> String {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("tiff-\(UUID().uuidString).tiff")
+        try data.write(to: url)
+        return url.path
+    }
+
     @Test func tiffRoundTripsLosslessly() throws {
         for channels in [3, 4] {
             let pixels = (0..<(7 * 5 * channels)).map { UInt8(truncatingIfNeeded: $0 * 37) }

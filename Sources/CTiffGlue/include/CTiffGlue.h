@@ -5,6 +5,7 @@
 #define THUMBCACHE_TIFF_GLUE_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 #include "CJpegPngGlue.h"
 
@@ -26,6 +27,10 @@ typedef struct {
 /// Wraps `data` (not copied; it must outlive the decoder). No single libtiff allocation may exceed
 /// `max_single_alloc` bytes (0: libtiff's default). Returns NULL only when out of memory.
 tc_tiff_decoder *tc_tiff_decoder_create(const uint8_t *data, size_t size, uint64_t max_single_alloc);
+/// Reads `file` (not closed; it must outlive the decoder) as libtiff asks, with pread on its descriptor: the
+/// directories, then one strip or tile at a time into libtiff's buffer, so the file is never in memory whole.
+/// Returns NULL when out of memory or the file cannot be stat'ed.
+tc_tiff_decoder *tc_tiff_decoder_create_file(FILE *file, uint64_t max_single_alloc);
 void tc_tiff_decoder_destroy(tc_tiff_decoder *decoder);
 const char *tc_tiff_message(const tc_tiff_decoder *decoder);
 /// Opens the file, walks its directories (counting pages, finding the first page's reduced levels) and reads the
@@ -36,10 +41,11 @@ const uint8_t *tc_tiff_icc(const tc_tiff_decoder *decoder, size_t *length);
 const uint8_t *tc_tiff_xmp(const tc_tiff_decoder *decoder, size_t *length);
 const char *tc_tiff_copyright(const tc_tiff_decoder *decoder);
 const char *tc_tiff_artist(const tc_tiff_decoder *decoder);
-/// Starts decoding the page (`level` -1) or one of its reduced levels; reports the size delivered. Rows come as
-/// 4 bytes a pixel: RGBA (alpha unassociated; 255 when the image has none), or for CMYK files the raw inks.
-tc_status tc_tiff_start(tc_tiff_decoder *decoder, int level, int *width, int *height, int *band_rows);
-/// Decodes the next band (at most `band_rows` rows, `width * 4` bytes each) into `out`; `*rows` says how many.
+/// Starts decoding the page (`level` -1) or one of its reduced levels; reports the size delivered and the bytes a
+/// pixel: 3 (RGB), or 4 for RGBA (alpha unassociated) and for CMYK files (the raw inks). 8-bit RGB(A) and CMYK
+/// are delivered as stored, with no conversion.
+tc_status tc_tiff_start(tc_tiff_decoder *decoder, int level, int *width, int *height, int *band_rows, int *channels);
+/// Decodes the next band (at most `band_rows` rows, `width * channels` bytes each) into `out`; `*rows` says how many.
 tc_status tc_tiff_read_band(tc_tiff_decoder *decoder, uint8_t *out, int *rows);
 
 /// Encodes 8-bit grey (1), RGB (3) or RGBA (4, unassociated alpha) rows as a deflate-compressed striped TIFF with

@@ -108,10 +108,10 @@ public enum ImageDecoder {
             switch format {
             case .jpeg: decoder = try JPEGDecoder(file: file, memoryLimit: maxMemory)
             case .png: decoder = try PNGDecoder(file: file)
-            case .webp, .gif, .avif, .heic, .jxl, .tiff, .bmp, .ico, .svg:
-                // libwebp, our GIF reader, libavif, libheif, libjxl, librsvg and libtiff (its directories may be
-                // anywhere in the file) take the file whole, and bottom-up BMP rows are read last to first: it is
-                // read into memory.
+            case .tiff: decoder = try TIFFDecoder(file: file, memoryLimit: maxMemory)
+            case .webp, .gif, .avif, .heic, .jxl, .bmp, .ico, .svg:
+                // libwebp, our GIF reader, libavif, libheif, libjxl and librsvg take the file whole, and bottom-up
+                // BMP rows are read last to first: it is read into memory.
                 return try withDecoder(for: .data(readAll(file, path: path)), maxPixels: maxPixels, maxMemory: maxMemory, body)
             }
             return try run(decoder, maxPixels: maxPixels, body)

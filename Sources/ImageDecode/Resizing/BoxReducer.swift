@@ -52,6 +52,13 @@ struct BoxReducer {
                         a += alpha
                     }
                     sums[block * 4] += r; sums[block * 4 + 1] += g; sums[block * 4 + 2] += b; sums[block * 4 + 3] += a
+                } else if channels == 3 {
+                    // One pass over the block's pixels (the general loop below walks it once per channel).
+                    var (r, g, b): (UInt64, UInt64, UInt64) = (0, 0, 0)
+                    for x in block * factor..<end {
+                        r += UInt64(row[x * 3]); g += UInt64(row[x * 3 + 1]); b += UInt64(row[x * 3 + 2])
+                    }
+                    sums[block * 3] += r; sums[block * 3 + 1] += g; sums[block * 3 + 2] += b
                 } else {
                     for c in 0..<channels {
                         var total: UInt64 = 0
