@@ -67,6 +67,66 @@ import ThumbcacheKit
         await origin.stop()
     }
 
+    /// A circle in a 100x100 document; `scale` declares it that many times larger (the same drawing).
+    static func circle(scale: Int = 1) -> Data {
+        Data("""
+            <svg xmlns='http://www.w3.org/2000/svg' width='\(100 * scale)' height='\(100 * scale)' viewBox='0 0 100 100'>
+            <circle cx='50' cy='50' r='37.3' fill='#08f'/></svg>
+            """.utf8)
+    }
+
+    /// The largest difference of any channel between two images of one size.
+    static func largestDifference(_ a: PixelBuffer, _ b: PixelBuffer) -> Int {
+        zip(a.pixels, b.pixels).reduce(0) { max($0, abs(Int($1.0) - Int($1.1))) }
+    }
+
+    /// imgproxy enlarges a vector whatever `enlarge` says, and libvips draws it at that size: a 100x100 SVG asked
+    /// at 400x400 is drawn at 400 (the circle's edge as sharp as a document declared 400x400), not the 100-pixel
+    /// drawing upsampled. A raster of the same size is still not enlarged without `enlarge`.
+    @Test func aVectorIsDrawnEnlargedAtTheSizeAsked() async throws {
+        let origin = try await TestOrigin()
+        origin.image("/small.svg", Self.circle(), type: "image/svg+xml")
+        let server = try await ServerHarness()
+        let source = origin.url("/small.svg")
+        let reference = try ImageDecoder.decode(Self.circle(scale: 4))
+        #expect((reference.width, reference.height) == (400, 400))
+        for options in ["rs:fit:400:400", "rs:fit:400:400:1", "rs:fill:400:400", "w:400"] {
+            let answer = try await server.request(Self.path(options, source, ext: "png"))
+            #expect(answer.status == 200, "\(options): \(answer.json)")
+            let drawn = try ImageDecoder.decode(answer.body)
+            #expect((drawn.width, drawn.height) == (400, 400), "\(options)")
+            #expect(Self.largestDifference(drawn, reference) <= 1, "\(options): drawn, not upsampled")
+        }
+        // With dpr too.
+        let dpr = try await server.request(Self.path("rs:fit:200:200/dpr:2", source, ext: "png"))
+        let dprInfo = try ImageDecoder.probe(dpr.body)
+        #expect((dprInfo.width, dprInfo.height) == (400, 400))
+        // The 100-pixel drawing as a PNG: not enlarged without `enlarge`; enlarged, its edge is visibly softer.
+        origin.image("/small.png", try ImageEncoder.encode(ImageDecoder.decode(Self.circle()), as: .png), type: "image/png")
+        let upsampled = try await server.request(Self.path("rs:fit:400:400:1", origin.url("/small.png")))
+        #expect(Self.largestDifference(try ImageDecoder.decode(upsampled.body), reference) > 16)
+        let raster = try await server.request(Self.path("rs:fit:400:400", origin.url("/small.png")))
+        #expect(try ImageDecoder.probe(raster.body).width == 100)
+        await server.stop()
+        await origin.stop()
+    }
+
+    /// The pixel limit bounds what is drawn (imgproxy fits a vector to it): enlarged past it, the drawing stops at
+    /// the limit and the resizer makes up the rest, so the answer still has the size asked.
+    @Test func anEnlargedDrawingStaysWithinThePixelLimit() async throws {
+        let origin = try await TestOrigin()
+        origin.image("/small.svg", Self.circle(), type: "image/svg+xml")
+        let server = try await ServerHarness(pipeline: { $0.maxPixels = 200 * 200 })
+        let answer = try await server.request(Self.path("rs:fit:400:400", origin.url("/small.svg"), ext: "png"))
+        #expect(answer.status == 200, "\(answer.json)")
+        let drawn = try ImageDecoder.decode(answer.body)
+        #expect((drawn.width, drawn.height) == (400, 400))
+        // Drawn at 200 and upsampled: softer than the drawing at 400.
+        #expect(Self.largestDifference(drawn, try ImageDecoder.decode(Self.circle(scale: 4))) > 16)
+        await server.stop()
+        await origin.stop()
+    }
+
     /// A drawn SVG that names the origin (an image, a stylesheet, a use, an entity) makes no request of it.
     @Test func drawingFetchesNothingTheSVGNames() async throws {
         let origin = try await TestOrigin()

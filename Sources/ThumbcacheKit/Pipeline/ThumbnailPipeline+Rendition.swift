@@ -330,7 +330,7 @@ extension ThumbnailPipeline {
         guard original.width > 0, original.height > 0 else { return nil }
         let plan: ProcessingPlan
         do { plan = try options.plan(sourceWidth: original.width, sourceHeight: original.height,
-                                     maxResultSide: configuration.maxResultSide) } catch {
+                                     maxResultSide: configuration.maxResultSide, vector: original.isVector) } catch {
             throw .processing(url: url, error)
         }
         return StandIn.choose(scale: max(plan.scaleX, plan.scaleY), output: output, original: original, stored: stored,
