@@ -67,6 +67,41 @@ import ThumbcacheKit
         await origin.stop()
     }
 
+    /// A sanitised SVG is stored as a variant: after a restart it is read from disk, not sanitised again (sanitising
+    /// counts as a render), whatever the options (one document per source), and a drawn variant of the same options
+    /// never answers a request for the SVG itself.
+    @Test func aSanitisedSVGIsStoredAndServedAfterARestart() async throws {
+        let origin = try await TestOrigin()
+        origin.image("/test1.svg", Self.test1, type: "image/svg+xml")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("thumbcache-svg-\(UUID().uuidString)")
+        let source = origin.url("/test1.svg")
+        /// What each path answers on a fresh server over `directory`, and how many renders (sanitising too) it made.
+        func answers(_ paths: [String]) async throws -> (answers: [ServerHarness.Answer], renders: Int) {
+            let server = try await ServerHarness(directory: directory)
+            var answers: [ServerHarness.Answer] = []
+            for path in paths { answers.append(try await server.request(path)) }
+            let renders = server.metric("thumbcache_render_duration_seconds_count")
+            await server.stop(removingDirectory: false)
+            return (answers, renders)
+        }
+        // A drawn PNG of the same options first: stored under the render's name, which the SVG must not take.
+        let first = try await answers([Self.path("rs:fill:40:40", source, ext: "png"), Self.path("rs:fill:40:40", source)])
+        #expect(first.renders == 2, "the drawing and one sanitising: \(first.renders)")
+        #expect(first.answers[1].body == Self.sanitized && first.answers[1].header("Content-Type") == "image/svg+xml")
+        let again = try await answers([Self.path("rs:fill:40:40", source), Self.path("w:7", source, ext: "svg"),
+                                       Self.path("rs:fill:40:40", source, ext: "png")])
+        #expect(again.renders == 0, "the stored variants: \(again.renders) renders")
+        #expect(again.answers.map(\.status) == [200, 200, 200])
+        #expect(again.answers[0].body == Self.sanitized && again.answers[0].header("X-Thumbcache") == "disk")
+        #expect(again.answers[1].body == Self.sanitized)
+        #expect(again.answers[2].header("Content-Type") == "image/png")
+        // `raw` is the source as fetched, never the sanitised variant.
+        let raw = try await answers([Self.path("raw:1", source)])
+        #expect(raw.answers[0].body == Self.test1 && raw.renders == 0)
+        await origin.stop()
+        try? FileManager.default.removeItem(at: directory)
+    }
+
     /// A circle in a 100x100 document; `scale` declares it that many times larger (the same drawing).
     static func circle(scale: Int = 1) -> Data {
         Data("""
