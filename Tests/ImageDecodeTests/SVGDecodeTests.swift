@@ -84,6 +84,16 @@ struct SVGDecodeTests {
         #expect(vector.resolvingDetection(focusX: 0.5, focusY: 0.5).vector)
     }
 
+    /// The library's thumbnail (and `thumbcache thumbnail --size`) draws an SVG at the box's size too, unlike a raster.
+    @Test func aThumbnailOfASmallSVGIsDrawnAtTheBoxSize() throws {
+        let data = Self.svg("<svg xmlns='http://www.w3.org/2000/svg' width='100' height='50'><rect width='100' height='50'/></svg>")
+        let made = try Thumbnailer().makeThumbnail(from: data, ThumbnailRequest(size: 400, format: .png))
+        #expect((made.width, made.height) == (400, 200))
+        let raster = try ImageEncoder.encode(ImageDecoder.decode(data), as: .png)
+        let kept = try Thumbnailer().makeThumbnail(from: raster, ThumbnailRequest(size: 400, format: .png))
+        #expect((kept.width, kept.height) == (100, 50))
+    }
+
     /// Asked to enlarge (`shrink` below 1), the decoder draws larger, up to the pixel limit and no further.
     @Test func enlargedDrawingStopsAtThePixelLimit() throws {
         let data = Self.svg("<svg xmlns='http://www.w3.org/2000/svg' width='100' height='50'/>")
