@@ -26,7 +26,8 @@ public struct ThumbnailRequest: Sendable, Equatable {
         get { quality }
         set { quality = newValue }
     }
-    /// Off by default: a source smaller than the box is re-encoded and oriented, not enlarged.
+    /// Off by default: a source smaller than the box is re-encoded and oriented, not enlarged (but an SVG is drawn at
+    /// the box's size, imgproxy's rule for vectors: `ProcessingPlan.vector`).
     public var allowUpscale: Bool
     /// Sources with more pixels than this are refused after reading only the header.
     public var maxPixels: Int
@@ -84,7 +85,8 @@ public struct ThumbnailRequest: Sendable, Equatable {
             case .entropy: .entropy
             }
         }
-        return ProcessingPlan(sourceWidth: info.orientedWidth, sourceHeight: info.orientedHeight, geometry: geometry)
+        return ProcessingPlan(sourceWidth: info.orientedWidth, sourceHeight: info.orientedHeight, geometry: geometry,
+                              vector: info.format.isVector)
     }
 
     /// The request's pixel and memory limits, as the renderer takes them.

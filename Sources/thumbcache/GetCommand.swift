@@ -31,7 +31,7 @@ struct GetCommand: AsyncParsableCommand {
     @Argument(help: "http(s) URL, file:// URL or path of the image.")
     var url: String
 
-    @Option(help: "Longest side of the thumbnail in pixels, 1-\(ThumbnailRequest.maxSize) (never enlarged).")
+    @Option(help: "Longest side of the thumbnail in pixels, 1-\(ThumbnailRequest.maxSize) (never enlarged, but an SVG is drawn at it).")
     var size: Int?
 
     @Option(help: ArgumentHelp(

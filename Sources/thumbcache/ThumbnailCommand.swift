@@ -17,7 +17,7 @@ struct ThumbnailCommand: ParsableCommand {
             Lanczos3 so it fits in SIZE x SIZE (or covers it, with --fit cover), converts an embedded \
             ICC profile to sRGB and encodes it as \(ImageFormat.names(ImageFormat.encodable)) (sRGB, the EXIF copyright kept by \
             default); --format svg (or -o x.svg) writes an SVG source itself, sanitised, as serve answers it. \
-            Images are never enlarged. An output that is a regular file is replaced atomically; a device or \
+            Images are never enlarged, except an SVG, drawn at the size asked (as imgproxy). An output that is a regular file is replaced atomically; a device or \
             FIFO is written in place.
 
             Exit codes: 0 success; 1 some inputs were refused (one line each: corrupt, unsupported, over \

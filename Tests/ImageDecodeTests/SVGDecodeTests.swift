@@ -68,6 +68,45 @@ struct SVGDecodeTests {
         #expect((image.width, image.height) == (2000, 500))
     }
 
+    /// imgproxy's prepare.go: a vector is enlarged to the box whether or not `enlarge` is set (dpr too); a raster
+    /// only with it.
+    @Test func aVectorPlanEnlargesWhateverEnlargeSays() {
+        var geometry = GeometryOptions()
+        (geometry.width, geometry.height) = (400, 300)
+        let vector = ProcessingPlan(sourceWidth: 100, sourceHeight: 100, geometry: geometry, vector: true)
+        #expect((vector.resultWidth, vector.resultHeight) == (300, 300))
+        let raster = ProcessingPlan(sourceWidth: 100, sourceHeight: 100, geometry: geometry)
+        #expect((raster.resultWidth, raster.resultHeight) == (100, 100))
+        geometry.dpr = 2
+        let doubled = ProcessingPlan(sourceWidth: 100, sourceHeight: 100, geometry: geometry, vector: true)
+        #expect((doubled.resultWidth, doubled.resultHeight) == (600, 600))
+        // The detector's re-plan keeps it a vector's.
+        #expect(vector.resolvingDetection(focusX: 0.5, focusY: 0.5).vector)
+    }
+
+    /// The library's thumbnail (and `thumbcache thumbnail --size`) draws an SVG at the box's size too, unlike a raster.
+    @Test func aThumbnailOfASmallSVGIsDrawnAtTheBoxSize() throws {
+        let data = Self.svg("<svg xmlns='http://www.w3.org/2000/svg' width='100' height='50'><rect width='100' height='50'/></svg>")
+        let made = try Thumbnailer().makeThumbnail(from: data, ThumbnailRequest(size: 400, format: .png))
+        #expect((made.width, made.height) == (400, 200))
+        let raster = try ImageEncoder.encode(ImageDecoder.decode(data), as: .png)
+        let kept = try Thumbnailer().makeThumbnail(from: raster, ThumbnailRequest(size: 400, format: .png))
+        #expect((kept.width, kept.height) == (100, 50))
+    }
+
+    /// Asked to enlarge (`shrink` below 1), the decoder draws larger, up to the pixel limit and no further.
+    @Test func enlargedDrawingStopsAtThePixelLimit() throws {
+        let data = Self.svg("<svg xmlns='http://www.w3.org/2000/svg' width='100' height='50'/>")
+        try data.withUnsafeBytes { bytes in
+            let decoder = try SVGDecoder(bytes, maxPixels: 20_000)
+            #expect(decoder.drawsAtAnyScale)
+            #expect(decoder.renderedSize(shrink: 0.5) == (200, 100))
+            let bounded = decoder.renderedSize(shrink: 0.1)
+            #expect(bounded.width * bounded.height <= 20_000 && bounded.width == 2 * bounded.height && bounded.width >= 199)
+            #expect(decoder.renderedSize(shrink: 2) == (50, 25))
+        }
+    }
+
     // MARK: No external references
 
     /// A listening socket on 127.0.0.1: a connection librsvg made while rendering would wait in its backlog.

@@ -67,6 +67,101 @@ import ThumbcacheKit
         await origin.stop()
     }
 
+    /// A sanitised SVG is stored as a variant: after a restart it is read from disk, not sanitised again (sanitising
+    /// counts as a render), whatever the options (one document per source), and a drawn variant of the same options
+    /// never answers a request for the SVG itself.
+    @Test func aSanitisedSVGIsStoredAndServedAfterARestart() async throws {
+        let origin = try await TestOrigin()
+        origin.image("/test1.svg", Self.test1, type: "image/svg+xml")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("thumbcache-svg-\(UUID().uuidString)")
+        let source = origin.url("/test1.svg")
+        /// What each path answers on a fresh server over `directory`, and how many renders (sanitising too) it made.
+        func answers(_ paths: [String]) async throws -> (answers: [ServerHarness.Answer], renders: Int) {
+            let server = try await ServerHarness(directory: directory)
+            var answers: [ServerHarness.Answer] = []
+            for path in paths { answers.append(try await server.request(path)) }
+            let renders = server.metric("thumbcache_render_duration_seconds_count")
+            await server.stop(removingDirectory: false)
+            return (answers, renders)
+        }
+        // A drawn PNG of the same options first: stored under the render's name, which the SVG must not take.
+        let first = try await answers([Self.path("rs:fill:40:40", source, ext: "png"), Self.path("rs:fill:40:40", source)])
+        #expect(first.renders == 2, "the drawing and one sanitising: \(first.renders)")
+        #expect(first.answers[1].body == Self.sanitized && first.answers[1].header("Content-Type") == "image/svg+xml")
+        let again = try await answers([Self.path("rs:fill:40:40", source), Self.path("w:7", source, ext: "svg"),
+                                       Self.path("rs:fill:40:40", source, ext: "png")])
+        #expect(again.renders == 0, "the stored variants: \(again.renders) renders")
+        #expect(again.answers.map(\.status) == [200, 200, 200])
+        #expect(again.answers[0].body == Self.sanitized && again.answers[0].header("X-Thumbcache") == "disk")
+        #expect(again.answers[1].body == Self.sanitized)
+        #expect(again.answers[2].header("Content-Type") == "image/png")
+        // `raw` is the source as fetched, never the sanitised variant.
+        let raw = try await answers([Self.path("raw:1", source)])
+        #expect(raw.answers[0].body == Self.test1 && raw.renders == 0)
+        await origin.stop()
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// A circle in a 100x100 document; `scale` declares it that many times larger (the same drawing).
+    static func circle(scale: Int = 1) -> Data {
+        Data("""
+            <svg xmlns='http://www.w3.org/2000/svg' width='\(100 * scale)' height='\(100 * scale)' viewBox='0 0 100 100'>
+            <circle cx='50' cy='50' r='37.3' fill='#08f'/></svg>
+            """.utf8)
+    }
+
+    /// The largest difference of any channel between two images of one size.
+    static func largestDifference(_ a: PixelBuffer, _ b: PixelBuffer) -> Int {
+        zip(a.pixels, b.pixels).reduce(0) { max($0, abs(Int($1.0) - Int($1.1))) }
+    }
+
+    /// imgproxy enlarges a vector whatever `enlarge` says, and libvips draws it at that size: a 100x100 SVG asked
+    /// at 400x400 is drawn at 400 (the circle's edge as sharp as a document declared 400x400), not the 100-pixel
+    /// drawing upsampled. A raster of the same size is still not enlarged without `enlarge`.
+    @Test func aVectorIsDrawnEnlargedAtTheSizeAsked() async throws {
+        let origin = try await TestOrigin()
+        origin.image("/small.svg", Self.circle(), type: "image/svg+xml")
+        let server = try await ServerHarness()
+        let source = origin.url("/small.svg")
+        let reference = try ImageDecoder.decode(Self.circle(scale: 4))
+        #expect((reference.width, reference.height) == (400, 400))
+        for options in ["rs:fit:400:400", "rs:fit:400:400:1", "rs:fill:400:400", "w:400"] {
+            let answer = try await server.request(Self.path(options, source, ext: "png"))
+            #expect(answer.status == 200, "\(options): \(answer.json)")
+            let drawn = try ImageDecoder.decode(answer.body)
+            #expect((drawn.width, drawn.height) == (400, 400), "\(options)")
+            #expect(Self.largestDifference(drawn, reference) <= 1, "\(options): drawn, not upsampled")
+        }
+        // With dpr too.
+        let dpr = try await server.request(Self.path("rs:fit:200:200/dpr:2", source, ext: "png"))
+        let dprInfo = try ImageDecoder.probe(dpr.body)
+        #expect((dprInfo.width, dprInfo.height) == (400, 400))
+        // The 100-pixel drawing as a PNG: not enlarged without `enlarge`; enlarged, its edge is visibly softer.
+        origin.image("/small.png", try ImageEncoder.encode(ImageDecoder.decode(Self.circle()), as: .png), type: "image/png")
+        let upsampled = try await server.request(Self.path("rs:fit:400:400:1", origin.url("/small.png")))
+        #expect(Self.largestDifference(try ImageDecoder.decode(upsampled.body), reference) > 16)
+        let raster = try await server.request(Self.path("rs:fit:400:400", origin.url("/small.png")))
+        #expect(try ImageDecoder.probe(raster.body).width == 100)
+        await server.stop()
+        await origin.stop()
+    }
+
+    /// The pixel limit bounds what is drawn (imgproxy fits a vector to it): enlarged past it, the drawing stops at
+    /// the limit and the resizer makes up the rest, so the answer still has the size asked.
+    @Test func anEnlargedDrawingStaysWithinThePixelLimit() async throws {
+        let origin = try await TestOrigin()
+        origin.image("/small.svg", Self.circle(), type: "image/svg+xml")
+        let server = try await ServerHarness(pipeline: { $0.maxPixels = 200 * 200 })
+        let answer = try await server.request(Self.path("rs:fit:400:400", origin.url("/small.svg"), ext: "png"))
+        #expect(answer.status == 200, "\(answer.json)")
+        let drawn = try ImageDecoder.decode(answer.body)
+        #expect((drawn.width, drawn.height) == (400, 400))
+        // Drawn at 200 and upsampled: softer than the drawing at 400.
+        #expect(Self.largestDifference(drawn, try ImageDecoder.decode(Self.circle(scale: 4))) > 16)
+        await server.stop()
+        await origin.stop()
+    }
+
     /// A drawn SVG that names the origin (an image, a stylesheet, a use, an entity) makes no request of it.
     @Test func drawingFetchesNothingTheSVGNames() async throws {
         let origin = try await TestOrigin()

@@ -8,8 +8,8 @@ protocol RowDecoder: AnyObject {
     /// The ICC profile that describes the rows `readRows` delivers, if they still need converting to
     /// sRGB (nil for CMYK sources, whose rows are RGB already).
     var rowProfile: ColorProfile? { get }
-    /// Starts decoding. `shrink` (>= 1) is how much the caller will reduce the image; a
-    /// decoder that can reduce while decoding (JPEG DCT scaling) uses part of it.
+    /// Starts decoding. `shrink` (>= 1, or below 1 for a decoder that `drawsAtAnyScale`) is how much the caller
+    /// will reduce the image; a decoder that can reduce while decoding (JPEG DCT scaling) uses part of it.
     /// With `convertToSRGB`, CMYK sources go through their ICC profile to sRGB here (RGB
     /// profiles are applied by the caller after resizing, where it is cheaper).
     /// Returns the size and channel count (3 or 4) of the rows `readRows` will deliver.
@@ -26,11 +26,15 @@ protocol RowDecoder: AnyObject {
     /// reduction by an integer factor cuts its last block short (JPEG DCT scaling: 1975 rows at 1/8 are 247 rows
     /// spanning 246.875), and the resizer must map onto the span or it stretches the image. Nil: the count.
     var decodedExtent: (width: Double, height: Double)? { get }
+    /// A vector's decoder draws at any size (`start(shrink:)` below 1 enlarges): an enlarged result is drawn, not
+    /// upsampled from the natural size, as libvips loads a vector at the scale imgproxy's plan needs.
+    var drawsAtAnyScale: Bool { get }
 }
 
 extension RowDecoder {
     /// Decoders that deliver full size, or rescale to exactly the delivered size (libwebp), span their count.
     var decodedExtent: (width: Double, height: Double)? { nil }
+    var drawsAtAnyScale: Bool { false }
 }
 
 /// Entry points for probing and decoding every readable format (`ImageFormat.isDecodable`), in memory or on disk.

@@ -4,8 +4,10 @@ import CJpegPngGlue
 /// Renders an SVG through librsvg at the size the plan needs: the header's size is the document's natural size
 /// (libvips' rule, so imgproxy's: absolute width and height at 72 DPI, else the viewBox, else the size of what is drawn),
 /// and `start(shrink:)` rasterises the whole document straight at that size divided by `shrink`, so a huge viewBox
-/// thumbnailed to 300 pixels costs 300 pixels. A document declaring more pixels than `maxPixels` is not refused but
-/// scaled down to fit them (imgproxy's `vectorGuardScale`): the pixel limit bounds what is rasterised.
+/// thumbnailed to 300 pixels costs 300 pixels; a `shrink` below 1 draws it enlarged (`drawsAtAnyScale`: imgproxy
+/// enlarges a vector whatever `enlarge` says, drawn at that size by libvips). A document declaring more pixels than
+/// `maxPixels` is not refused but scaled down to fit them (imgproxy's `vectorGuardScale`), and no enlarged drawing
+/// exceeds them either (the resizer enlarges the rest): the pixel limit bounds what is rasterised.
 /// Nothing outside the bytes is read: no base URI (librsvg loads no file and no URL, only `data:`), libxml2's
 /// limits on (`RSVG_HANDLE_FLAG_UNLIMITED` off). One handle per decode, used on one thread.
 final class SVGDecoder: RowDecoder {
@@ -19,6 +21,9 @@ final class SVGDecoder: RowDecoder {
     let guardShrink: Double
     private let handle: OpaquePointer
     private let inputBytes: Int
+    /// The least `shrink` draws: the enlargement that reaches `maxPixels`.
+    private let leastShrink: Double
+    private let maxPixels: Int
     private var output = (width: 0, height: 0)
 
     /// Reads `bytes` (which must outlive the decoder) into librsvg's tree and works out the natural size.
@@ -29,20 +34,31 @@ final class SVGDecoder: RowDecoder {
                                                     destroy: tc_svg_decoder_destroy)
         self.handle = handle
         inputBytes = bytes.count
+        self.maxPixels = maxPixels
         let declared = header.width * header.height
         guardShrink = declared > Double(maxPixels) ? (declared / Double(max(1, maxPixels))).squareRoot() : 1
         // libvips rounds half up; at least a pixel each way.
         let width = max(1, Int((header.width / guardShrink + 0.5).rounded(.down)))
         let height = max(1, Int((header.height / guardShrink + 0.5).rounded(.down)))
         info = ImageInfo(format: .svg, width: width, height: height, hasAlpha: true)
+        leastShrink = min(1, (Double(width * height) / Double(max(1, maxPixels))).squareRoot())
     }
+
+    var drawsAtAnyScale: Bool { true }
 
     deinit { tc_svg_decoder_destroy(handle) }
 
-    /// The size `start(shrink:)` renders at: the whole document, reduced on both axes by `shrink`.
+    /// The size `start(shrink:)` renders at: the whole document, reduced (enlarged below 1) on both axes by
+    /// `shrink`, never beyond `maxPixels`.
     func renderedSize(shrink: Double) -> (width: Int, height: Int) {
-        let shrink = max(1, shrink)
-        return (max(1, Int((Double(info.width) / shrink).rounded())), max(1, Int((Double(info.height) / shrink).rounded())))
+        let shrink = shrink.isFinite ? max(leastShrink, shrink) : 1
+        var size = (width: max(1, Int((Double(info.width) / shrink).rounded())),
+                    height: max(1, Int((Double(info.height) / shrink).rounded())))
+        // Rounding up may pass the limit by a row or column: drop it.
+        while size.width * size.height > maxPixels, size.width > info.width || size.height > info.height {
+            if size.width >= size.height { size.width -= 1 } else { size.height -= 1 }
+        }
+        return size
     }
 
     /// The RGBA frame, cairo's intermediate surfaces (groups with opacity, masks and filters each draw into one

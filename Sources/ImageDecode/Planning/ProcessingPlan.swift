@@ -33,6 +33,9 @@ public struct ProcessingPlan: Sendable, Equatable {
     /// imgproxy's `trim`: the part of the stored source (before any orientation) that the plan's source is, as
     /// `TrimFinder` found it; nil: the whole source. The plan's source size is this rectangle's, upright.
     public let trim: Rect?
+    /// A vector source (SVG): enlarged to the box whatever `enlarge` says, as imgproxy does (prepare.go); its
+    /// decoder draws it at that size (`RowDecoder.drawsAtAnyScale`).
+    public let vector: Bool
 
     public var resultWidth: Int { canvas.width + padding.left + padding.right }
     public var resultHeight: Int { canvas.height + padding.top + padding.bottom }
@@ -47,9 +50,10 @@ public struct ProcessingPlan: Sendable, Equatable {
 
     /// `sourceWidth`/`sourceHeight` are the upright (EXIF-oriented) size; `rotate` is applied here.
     /// With `trim`, `sourceWidth`/`sourceHeight` are the trimmed rectangle's upright size.
-    public init(sourceWidth: Int, sourceHeight: Int, geometry: GeometryOptions, trim: Rect? = nil) {
+    public init(sourceWidth: Int, sourceHeight: Int, geometry: GeometryOptions, trim: Rect? = nil, vector: Bool = false) {
         self.geometry = geometry
         self.trim = trim
+        self.vector = vector
         let quarterTurn = ((geometry.rotate % 360) + 360) % 180 == 90
         let (width, height) = quarterTurn ? (sourceHeight, sourceWidth) : (sourceWidth, sourceHeight)
         (self.sourceWidth, self.sourceHeight) = (max(1, width), max(1, height))
@@ -62,7 +66,7 @@ public struct ProcessingPlan: Sendable, Equatable {
                             from: source, gravity: cropGravity, offsetScale: 1)
         sourceCrop = crop.rect
         let toScale = Size(width: sourceCrop.width, height: sourceCrop.height)
-        let scale = Self.limitScale(toScale, geometry, scale: Self.scale(toScale, geometry))
+        let scale = Self.limitScale(toScale, geometry, scale: Self.scale(toScale, geometry, vector: vector))
         (scaleX, scaleY, dprScale) = (scale.x, scale.y, scale.dpr)
 
         let sizes = Self.sizes(toScale, geometry, scaleX: scaleX, scaleY: scaleY, dprScale: dprScale)
@@ -114,7 +118,7 @@ public struct ProcessingPlan: Sendable, Equatable {
         case .resultCrop: resolved.gravity = point
         }
         let unrotated = ((geometry.rotate % 360) + 360) % 180 == 90 ? (sourceHeight, sourceWidth) : (sourceWidth, sourceHeight)
-        return ProcessingPlan(sourceWidth: unrotated.0, sourceHeight: unrotated.1, geometry: resolved, trim: trim)
+        return ProcessingPlan(sourceWidth: unrotated.0, sourceHeight: unrotated.1, geometry: resolved, trim: trim, vector: vector)
     }
 
     // MARK: imgproxy's steps
@@ -126,8 +130,8 @@ public struct ProcessingPlan: Sendable, Equatable {
         return max(1, PlanArithmetic.scale(side, crop))
     }
 
-    /// prepare.go calcScale: shrink factors per axis, then enlarge, min sizes and dpr.
-    static func scale(_ source: Size, _ g: GeometryOptions) -> (x: Double, y: Double, dpr: Double) {
+    /// prepare.go calcScale: shrink factors per axis, then enlarge (always, for a vector), min sizes and dpr.
+    static func scale(_ source: Size, _ g: GeometryOptions, vector: Bool) -> (x: Double, y: Double, dpr: Double) {
         let srcW = Double(source.width), srcH = Double(source.height)
         let dstW = g.width != 0 ? Double(g.width) : srcW
         let dstH = g.height != 0 ? Double(g.height) : srcH
@@ -157,7 +161,7 @@ public struct ProcessingPlan: Sendable, Equatable {
         hshrink /= g.zoomY
         var dpr = g.dpr
 
-        if !g.enlarge {
+        if !g.enlarge && !vector {
             let minShrink = min(wshrink, hshrink)
             if minShrink < 1 {
                 wshrink /= minShrink

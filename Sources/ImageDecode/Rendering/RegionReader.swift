@@ -34,7 +34,7 @@ struct RegionReader {
     func read(_ reading: Reading, plan: ProcessingPlan,
               extra: (_ source: ImageInfo) -> Int) throws(ImageDecodeError) -> PixelBuffer {
         try withDecoder(maxMemory: limits.maxDecodeMemory) { decoder throws(ImageDecodeError) in
-            let geometry = StoredGeometry(info: decoder.info, reader: self, reading: reading,
+            let geometry = StoredGeometry(decoder, reader: self, reading: reading,
                                           planSourceWidth: plan.sourceWidth, planSourceHeight: plan.sourceHeight)
             _ = try checkedWorkingMemory(decoder, geometry: geometry, extra: extra)
             let decoded = try decoder.start(shrink: geometry.shrink, convertToSRGB: convertToSRGB)
@@ -133,7 +133,7 @@ struct RegionReader {
     func checkedWorkingMemory(_ reading: Reading, plan: ProcessingPlan,
                               extra: (_ source: ImageInfo) -> Int) throws(ImageDecodeError) -> Int {
         try withDecoder(maxMemory: .max) { decoder throws(ImageDecodeError) in
-            let geometry = StoredGeometry(info: decoder.info, reader: self, reading: reading,
+            let geometry = StoredGeometry(decoder, reader: self, reading: reading,
                                           planSourceWidth: plan.sourceWidth, planSourceHeight: plan.sourceHeight)
             return try checkedWorkingMemory(decoder, geometry: geometry, extra: extra)
         }
@@ -165,9 +165,11 @@ struct RegionReader {
         if geometry.shrink == 1 && Self.keepsPixels(full.columns, full.rows) {
             reading = image + geometry.width * channels  // and one converted row
         } else {
-            // The resizer is sized for the full-resolution window: decoders that reduce while decoding only shrink it.
-            let columns = min(info.width, Int(geometry.region.width.rounded(.up)) + 1)
-            let rows = min(info.height, Int(geometry.region.height.rounded(.up)) + 1)
+            // The resizer is sized for the full-resolution window: decoders that reduce while decoding only shrink it;
+            // one that draws enlarged (`drawsAtAnyScale`) gives it that many more.
+            let enlarged = 1 / min(1, geometry.shrink)
+            let columns = min(Int((Double(info.width) * enlarged).rounded(.up)), Int((geometry.region.width * enlarged).rounded(.up)) + 1)
+            let rows = min(Int((Double(info.height) * enlarged).rounded(.up)), Int((geometry.region.height * enlarged).rounded(.up)) + 1)
             reading = Resampler.workingMemory(sourceWidth: max(1, columns), sourceHeight: max(1, rows),
                                               channels: channels, resizedWidth: geometry.width,
                                               resizedHeight: geometry.height, outputWidth: geometry.width) + 3 * image
@@ -190,7 +192,12 @@ struct RegionReader {
         let width: Int
         let height: Int
 
-        init(info: ImageInfo, reader: RegionReader, reading: Reading, planSourceWidth: Int, planSourceHeight: Int) {
+        /// Whether the decoder may be asked to enlarge (`RowDecoder.drawsAtAnyScale`).
+        let drawsAtAnyScale: Bool
+
+        init(_ decoder: any RowDecoder, reader: RegionReader, reading: Reading, planSourceWidth: Int, planSourceHeight: Int) {
+            let info = decoder.info
+            drawsAtAnyScale = decoder.drawsAtAnyScale
             let exif = reader.autoRotate ? info.orientation : .identity
             orientation = exif.followed(by: reader.transform)
             stored = reader.bounds ?? ProcessingPlan.Rect(x: 0, y: 0, width: info.width, height: info.height)
@@ -206,8 +213,12 @@ struct RegionReader {
             (width, height) = orientation.swapsAxes ? (reading.height, reading.width) : (reading.width, reading.height)
         }
 
-        /// How much the less-reduced axis shrinks: a decoder may reduce by up to this, never enlarging.
-        var shrink: Double { max(1, min(region.width / Double(width), region.height / Double(height))) }
+        /// How much the less-reduced axis shrinks: a decoder may reduce by up to this; only one that draws at any
+        /// scale is asked to enlarge (below 1), so the less-reduced axis is drawn at its full detail.
+        var shrink: Double {
+            let shrink = min(region.width / Double(width), region.height / Double(height))
+            return drawsAtAnyScale ? shrink : max(1, shrink)
+        }
     }
 
     /// One axis of the window in decoded pixels: the region plus a margin of up to `margin` output pixels each

@@ -6,8 +6,9 @@ extension ProcessingOptions {
     /// `trim`: the stored rectangle the source is cut to (`trimmed(_:…)`), whose upright size `sourceWidth` ×
     /// `sourceHeight` then is.
     public func plan(sourceWidth: Int, sourceHeight: Int, maxResultSide: Int,
-                     trim: ProcessingPlan.Rect? = nil) throws(ProcessingError) -> ProcessingPlan {
-        let plan = ProcessingPlan(sourceWidth: sourceWidth, sourceHeight: sourceHeight, geometry: geometry, trim: trim)
+                     trim: ProcessingPlan.Rect? = nil, vector: Bool = false) throws(ProcessingError) -> ProcessingPlan {
+        let plan = ProcessingPlan(sourceWidth: sourceWidth, sourceHeight: sourceHeight, geometry: geometry, trim: trim,
+                                  vector: vector)
         guard plan.resultWidth <= maxResultSide, plan.resultHeight <= maxResultSide else {
             throw .resultTooLarge(width: plan.resultWidth, height: plan.resultHeight, limit: maxResultSide)
         }
@@ -35,7 +36,7 @@ extension ProcessingOptions {
         let (width, height) = trim.map { ($0.width, $0.height) } ?? (info.width, info.height)
         let swaps = autoRotate && info.orientation.swapsAxes
         return try plan(sourceWidth: swaps ? height : width, sourceHeight: swaps ? width : height, maxResultSide: maxResultSide,
-                        trim: trim)
+                        trim: trim, vector: info.format.isVector)
     }
 
 }

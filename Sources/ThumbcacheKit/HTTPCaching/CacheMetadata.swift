@@ -91,6 +91,9 @@ package struct CacheMetadata: Codable, Sendable, Equatable {
             return ImageInfo(format: source, width: width, height: height, hasAlpha: alpha, frameCount: frames, isGrey: grey ?? false)
         }
 
+        /// An SVG: planned enlarged to the box whatever `enlarge` says (`ProcessingPlan.vector`).
+        package var isVector: Bool { ImageFormat(rawValue: format)?.isVector == true }
+
         /// Whether a render of it in `format` with `options` may keep an animation (`ProcessingOptions.keepsAnimation`
         /// on what is known without reading it): then it is rendered from itself, never from a stored thumbnail.
         package func mayKeepAnimation(_ options: ProcessingOptions, in format: ImageFormat, limits: RenderLimits) -> Bool {

@@ -101,7 +101,8 @@ struct ProcessedRenderer: Sendable {
         do { info = try ImageDecoder.probe(input, maxPixels: maxPixels) } catch { throw .image(error) }
         do {
             if inputIsOriginal { return (try options.plan(for: info, maxResultSide: maxResultSide), info) }
-            return (try options.plan(sourceWidth: original.width, sourceHeight: original.height, maxResultSide: maxResultSide), info)
+            return (try options.plan(sourceWidth: original.width, sourceHeight: original.height, maxResultSide: maxResultSide,
+                                     vector: original.isVector), info)
         } catch {
             throw .processing(error)
         }

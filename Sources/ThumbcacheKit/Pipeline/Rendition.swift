@@ -37,7 +37,7 @@ public struct Rendition: Sendable, Hashable {
         Rendition(processing: processing, defaultFormat: .source, thumbnail: nil)
     }
 
-    /// The short grammar's thumbnail of longest side (or square side) `size`, never enlarged.
+    /// The short grammar's thumbnail of longest side (or square side) `size`, never enlarged (but an SVG, drawn at it: `ProcessingPlan.vector`).
     public static func thumbnail(size: Int, fit: FitMode = .contain) -> Rendition {
         let thumbnail = ShortThumbnail(size: size, fit: fit)
         if let known = shortGrammar.withLock({ $0[thumbnail] }) { return known }

@@ -53,7 +53,7 @@ struct SourceLimits: Sendable {
     func check(_ original: CacheMetadata.Original, url: String) throws(PipelineError) {
         try fetch.checkSize(original.bytes, url: url)
         // A vector's declared size is not refused: it is drawn scaled down to fit `maxPixels` (imgproxy's rule).
-        if ImageFormat(rawValue: original.format)?.isVector == true {
+        if original.isVector {
             if let requestBytes, original.bytes > requestBytes {
                 throw .overRequestLimit(url: url, option: .maxSourceFileSize, limit: "\(requestBytes) bytes",
                                         actual: "\(original.bytes) bytes")

@@ -83,12 +83,35 @@ extension ThumbnailPipeline {
         RenderLimits(maxAnimationFrames: SourceLimits(configuration: configuration, options: options).maxAnimationFrames)
     }
 
+    /// How an answer that is the source itself is made: as fetched (`raw`, `skp` naming the source's format, an SVG
+    /// when sanitising is off), or sanitised (an SVG passed through or skipped: imgproxy sanitises whatever SVG it
+    /// answers unprocessed, but not `raw`'s). Nil: the answer is rendered.
+    enum Unrendered { case asFetched, sanitised }
+
+    func unrendered(_ rendition: Rendition, _ request: FormatRequest, original: CacheMetadata.Original) -> Unrendered? {
+        let options = rendition.options
+        guard let source = ImageFormat(rawValue: original.format) else { return nil }
+        // `skp` naming the source's format when the URL asks for no other (imgproxy: `f:`/the extension unset or
+        // the source's; a format negotiated from `Accept` does not stop the skip).
+        let skips = options.skipProcessing.contains(source) && (options.format ?? source) == source
+        // An SVG asked as SVG, or with no format named (imgproxy's rule): the source, sanitised, never rasterised.
+        let passes = rendition.passesThrough(named: request.named, original: original,
+                                             alwaysRasterize: configuration.alwaysRasterizeSVG)
+        guard options.raw || skips || passes else { return nil }
+        return source == .svg && !options.raw && configuration.sanitizeSVG ? .sanitised : .asFetched
+    }
+
+    /// The variant a sanitised SVG is stored as: one per source, since whatever the options it is the same document.
+    static let sanitisedSVGVariant = "svg sanitised"
+
     /// The name a variant is stored under: its meaning (canonical description, the format it is written in, and
     /// when that was preferred from `Accept` the fallback format: `FormatFallback`), their default qualities, and the other
     /// server settings it was drawn under (the watermark's image and opacity where it draws one, metadata defaults
     /// other than imgproxy's, animation limits other than the defaults where an animation may be kept), so a changed
     /// setting renders again rather than serving the old image.
     func variantName(_ rendition: Rendition, _ request: FormatRequest, original: CacheMetadata.Original) -> String {
+        // Not a render's name: a render of these options in the format decided is another image.
+        if unrendered(rendition, request, original: original) == .sanitised { return Self.sanitisedSVGVariant }
         let quality = configuration.formatQuality
         let decision = outputFormat(rendition, request, original: original)
         var settings = ""
@@ -130,7 +153,9 @@ extension ThumbnailPipeline {
                                      servedFrom: .disk, source: source.normalized, cacheKey: key, bytesDownloaded: 0, rendered: false)
             (result.contentDigest, freshUntil, result.lastModified) = (hit.facts.digest, hit.freshUntil, hit.lastModified)
         } else {
+            // The source as fetched is no variant (a render's name would find the render's image).
             guard store.variants != nil, let state = try? store.freshState(key: key, now: Date(), read: read),
+                  unrendered(rendition, request, original: state.metadata.original) != .asFetched,
                   let (data, record) = try? store.variant(
                       source: key, name: variantName(rendition, request, original: state.metadata.original),
                       originalDigest: state.metadata.original.digest, read: read),
@@ -170,29 +195,13 @@ extension ThumbnailPipeline {
                             bytesStored: stored, staleBecause: origin.staleBecause, notCachedBecause: notCachedBecause)
         }
 
-        // `raw`, or `skp` naming the source's format when the URL asks for no other (imgproxy: `f:`/the extension
-        // unset or the source's; a format negotiated from `Accept` does not stop the skip).
-        let skips = sourceFormat.map { options.skipProcessing.contains($0) && (options.format ?? $0) == $0 } == true
-        // An SVG asked as SVG, or with no format named (imgproxy's rule): the source, sanitised, never rasterised.
-        let passes = rendition.passesThrough(named: request.named, original: original,
-                                             alwaysRasterize: configuration.alwaysRasterizeSVG)
-        if options.raw || skips || passes, let sourceFormat {
-            var data = try origin.originalData(url: url)
-            var stored = 0
-            var notCachedBecause: String?
-            if origin.storable, let downloaded = origin.downloaded {
-                do throws(PipelineError) { stored = try saveOriginal(downloaded, of: origin, key: key, thumbnail: nil) } catch {
-                    notCachedBecause = error.description
-                }
-            }
-            // imgproxy sanitises whatever SVG it answers unprocessed (`skp` too), but not `raw`'s.
-            if sourceFormat == .svg, !options.raw, configuration.sanitizeSVG {
-                do throws(ImageDecodeError) { data = try SVGSanitizer.sanitize(data) } catch {
-                    throw PipelineError.image(url: url, error)
-                }
-            }
-            return result(data, sourceFormat, width: original.width, height: original.height, rendered: false, stored: stored,
-                          notCachedBecause: notCachedBecause)
+        if let unrendered = unrendered(rendition, request, original: original), let sourceFormat {
+            let answer = try answerUnrendered(unrendered, origin, key: key, url: url,
+                                              name: variantName(rendition, request, original: original))
+            var made = result(answer.data, sourceFormat, width: original.width, height: original.height,
+                              rendered: answer.sanitised, stored: answer.stored, notCachedBecause: answer.notCachedBecause)
+            made.contentDigest = answer.digest
+            return made
         }
 
         // Stored already: a ladder thumbnail in the entry (preferred from `Accept`: the one of the two stored to
@@ -278,6 +287,39 @@ extension ThumbnailPipeline {
         return made
     }
 
+    /// The source itself as the answer (`unrendered`), its original stored if just downloaded. A sanitised SVG is
+    /// stored as a variant (`sanitisedSVGVariant`), so later requests, after a restart too, read it rather than
+    /// sanitise the original again; sanitising counts as a render (`ThumbnailResult.rendered`).
+    private func answerUnrendered(_ unrendered: Unrendered, _ origin: Origin, key: String, url: String, name: String) throws
+        -> (data: Data, sanitised: Bool, stored: Int, notCachedBecause: String?, digest: String?) {
+        let original = origin.metadata.original
+        if unrendered == .sanitised, let entry = origin.entry,
+           let (data, record) = try store.variant(source: key, name: name, originalDigest: entry.metadata.original.digest) {
+            return (data, false, 0, nil, record.digest)
+        }
+        var data = try origin.originalData(url: url)
+        var stored = 0
+        var notCachedBecause: String?
+        if origin.storable, let downloaded = origin.downloaded {
+            do throws(PipelineError) { stored = try saveOriginal(downloaded, of: origin, key: key, thumbnail: nil) } catch {
+                notCachedBecause = error.description
+            }
+        }
+        guard unrendered == .sanitised else { return (data, false, stored, notCachedBecause, nil) }
+        do throws(ImageDecodeError) { data = try SVGSanitizer.sanitize(data) } catch {
+            throw PipelineError.image(url: url, error)
+        }
+        let digest = SHA256Digest.hex(bytes: data)
+        if origin.storable, notCachedBecause == nil {
+            let record = VariantStore.Record(source: key, variant: name, format: ImageFormat.svg.rawValue, width: original.width,
+                                             height: original.height, digest: digest, originalDigest: original.digest)
+            do throws(PipelineError) { stored += try store.saveVariant(data, record: record) } catch {
+                notCachedBecause = error.description
+            }
+        }
+        return (data, true, stored, notCachedBecause, digest)
+    }
+
     /// `origin` read from its entry when it is a held download (`UnstoredOriginals`) whose first render has ended
     /// since this request took it: that render stored the original, and perhaps this very rendition. A request that
     /// took the download just before that render ended, and asked for its own render just after (its coalesced
@@ -330,7 +372,7 @@ extension ThumbnailPipeline {
         guard original.width > 0, original.height > 0 else { return nil }
         let plan: ProcessingPlan
         do { plan = try options.plan(sourceWidth: original.width, sourceHeight: original.height,
-                                     maxResultSide: configuration.maxResultSide) } catch {
+                                     maxResultSide: configuration.maxResultSide, vector: original.isVector) } catch {
             throw .processing(url: url, error)
         }
         return StandIn.choose(scale: max(plan.scaleX, plan.scaleY), output: output, original: original, stored: stored,

@@ -26,7 +26,7 @@ public struct ThumbnailResult: Sendable {
     public var cacheKey: String
     /// Bytes downloaded to produce this result (0 unless `servedFrom == .network`).
     public var bytesDownloaded: Int
-    /// Whether a thumbnail had to be decoded and resized (false when a stored one was served).
+    /// Whether a thumbnail had to be decoded and resized, or an SVG sanitised (false when a stored one was served).
     public var rendered: Bool
     /// Bytes this request wrote to the disk cache (a new original and/or a new thumbnail).
     public var bytesStored: Int = 0
