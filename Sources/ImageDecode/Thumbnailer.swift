@@ -48,6 +48,6 @@ public struct Thumbnailer: Sendable {
     public func workingMemory(for input: EncodedImage, _ request: ThumbnailRequest) throws(ImageDecodeError) -> Int {
         try request.validate()
         return try PlanRenderer().workingMemory(for: input, plan: request.plan(for: ImageDecoder.probe(input, maxPixels: request.maxPixels)),
-                                                limits: request.limits, format: request.format)
+                                                limits: request.limits, formats: request.format.map { [$0] } ?? [])
     }
 }

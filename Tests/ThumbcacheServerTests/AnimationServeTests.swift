@@ -100,6 +100,10 @@ import ThumbcacheKit
         let over = try await server.request(Self.path("rs:fit:4:4/mafr:0.000047", url))
         #expect(over.status == 422 && over.json["message"]?.contains("max_animation_frame_resolution (mafr)") == true,
                 "\(over.json)")
+        // 0 is no limit of its own, as imgproxy reads it.
+        let unlimited = try await server.request(Self.path("rs:fit:4:4/mafr:0", url))
+        let unlimitedFrames = try Self.frameCount(unlimited.body)
+        #expect(unlimited.status == 200 && unlimitedFrames == 2)
         // A still answer is not held to it (imgproxy checks frames only when it renders an animation).
         #expect(try await server.request(Self.path("rs:fit:4:4/mafr:0.000047/f:png", url)).status == 200)
         for bad in ["maf:0", "maf:-1", "maf:x", "mafr:-1", "mafr:x"] {

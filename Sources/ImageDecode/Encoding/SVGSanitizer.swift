@@ -10,6 +10,9 @@ import Foundation
 /// billion-laughs expansion) from the rules. The output is the input's own text with only these parts cut:
 /// an element whose content was all removed is written self-closed, attributes with double quotes.
 public enum SVGSanitizer {
+    /// Raised whenever what is cut changes: stored sanitised SVGs carry it in their variant name, so documents
+    /// cleaned by an older sanitiser are cleaned again rather than served.
+    public static let version = 1
     /// The expanded document may be at most this much larger than the input (and never above `maxExpandedBytes`).
     static let maxExpansion = 4
     static let maxExpandedBytes = 64 << 20

@@ -57,16 +57,16 @@ public struct PlanRenderer: Sendable {
     }
 
     /// The memory `render` will use for this plan, estimated from the header alone (only the first blocks of a
-    /// file are read): what a caller running several renders at once reserves for this one. `format`: what the
-    /// result is then encoded as, when that encoder holds more than the result's copy (`ImageEncoder.workingMemory`,
-    /// HEIC's x265); it counts against the same limit. Throws `overMemoryBudget` (or `tooLarge`) when `render`
-    /// (and that encode) would refuse the input for it.
+    /// file are read): what a caller running several renders at once reserves for this one. `formats`: what the
+    /// result is then encoded as, one after the other (an answer and its `Accept` fallback), when an encoder holds
+    /// more than the result's copy (`ImageEncoder.workingMemory`, HEIC's x265): the largest counts against the same
+    /// limit. Throws `overMemoryBudget` (or `tooLarge`) when `render` (and those encodes) would refuse the input.
     public func workingMemory(for input: EncodedImage, plan: ProcessingPlan, effects: RenderEffects = RenderEffects(),
                               autoRotate: Bool = true, limits: RenderLimits = RenderLimits(),
-                              format: ImageFormat? = nil) throws(ImageDecodeError) -> Int {
+                              formats: [ImageFormat] = []) throws(ImageDecodeError) -> Int {
         let reader = RegionReader(input: .encoded(input), transform: Orientation(plan.geometry), bounds: plan.trim,
                                   autoRotate: autoRotate, limits: limits, convertToSRGB: true)
-        let encoder = format.map { ImageEncoder.workingMemory(for: $0, width: plan.resultWidth, height: plan.resultHeight) } ?? 0
+        let encoder = formats.map { ImageEncoder.workingMemory(for: $0, width: plan.resultWidth, height: plan.resultHeight) }.max() ?? 0
         return try reader.checkedWorkingMemory(Self.reading(plan), plan: plan,
                                                extra: { Self.outputMemory(plan, effects, source: $0) + encoder })
     }

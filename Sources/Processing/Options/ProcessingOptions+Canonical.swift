@@ -67,7 +67,9 @@ extension ProcessingOptions {
         if let maxSourceResolution { add(.maxSourceResolution, Self.megapixels(maxSourceResolution)) }
         if let maxSourceFileSize, maxSourceFileSize > 0 { add(.maxSourceFileSize, String(maxSourceFileSize)) }
         if let maxAnimationFrames { add(.maxAnimationFrames, String(maxAnimationFrames)) }
-        if let maxAnimationFrameResolution { add(.maxAnimationFrameResolution, Self.megapixels(maxAnimationFrameResolution)) }
+        if let maxAnimationFrameResolution, maxAnimationFrameResolution > 0 {
+            add(.maxAnimationFrameResolution, Self.megapixels(maxAnimationFrameResolution))
+        }
         return parts.joined(separator: "/")
 
         func add(_ name: OptionName, _ arguments: [String]) { parts.append(([name.shortName] + arguments).joined(separator: ":")) }

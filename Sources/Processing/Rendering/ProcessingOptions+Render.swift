@@ -53,15 +53,18 @@ extension ProcessingOptions {
     }
 
     /// The memory the render of `plan` will reserve, from `input`'s header: an animation's (all its frames) when
-    /// `keepsAnimation`, else a still's, and with `trim` the larger of that and the trim scan's (`TrimFinder`).
+    /// `keepsAnimation`, else a still's (with the encoder of `format` or of the `fallback` also written, whichever
+    /// holds more), and with `trim` the larger of that and the trim scan's (`TrimFinder`).
     public func workingMemory(of input: EncodedImage, plan: ProcessingPlan, sourceInfo: ImageInfo, format: ImageFormat,
-                              limits: RenderLimits, watermark: WatermarkImage? = nil) throws(ImageDecodeError) -> Int {
+                              fallback: ImageFormat? = nil, limits: RenderLimits,
+                              watermark: WatermarkImage? = nil) throws(ImageDecodeError) -> Int {
         if keepsAnimation(of: sourceInfo, in: format, limits: limits) {
             return try PlanRenderer().workingMemory(forAnimation: input, plan: plan, effects: renderEffects(watermark: watermark),
                                                     autoRotate: autoRotate, limits: limits)
         }
         let render = try PlanRenderer().workingMemory(for: input, plan: plan, effects: renderEffects(watermark: watermark),
-                                                      autoRotate: autoRotate, limits: limits, format: format)
+                                                      autoRotate: autoRotate, limits: limits,
+                                                      formats: [format] + (fallback.map { [$0] } ?? []))
         guard trim != nil else { return render }
         return max(render, try TrimFinder.workingMemory(for: input, limits: limits))
     }

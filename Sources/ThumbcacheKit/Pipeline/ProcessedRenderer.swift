@@ -51,14 +51,14 @@ struct ProcessedRenderer: Sendable {
         }
     }
 
-    /// The memory the render in `format` will reserve, from `input`'s header (`ProcessingOptions.workingMemory`: an
+    /// The memory the render in `format` (and its `fallback` encode) will reserve, from `input`'s header (`ProcessingOptions.workingMemory`: an
     /// animation's, or a still's with any trim scan); refuses a result over the size limit, and effects over the work
     /// limit, first. A trim is estimated on the untrimmed plan, which a trim only makes smaller.
-    func workingMemory(format: ImageFormat) throws(Failure) -> Int {
+    func workingMemory(format: ImageFormat, fallback: ImageFormat?) throws(Failure) -> Int {
         let (plan, info) = try planned.get()
         do {
-            return try options.workingMemory(of: input, plan: plan, sourceInfo: info, format: format, limits: limits,
-                                             watermark: watermark)
+            return try options.workingMemory(of: input, plan: plan, sourceInfo: info, format: format, fallback: fallback,
+                                             limits: limits, watermark: watermark)
         } catch {
             throw .image(error)
         }

@@ -28,7 +28,8 @@ struct SourceLimits: Sendable {
         ownerMaxPixels = configuration.maxPixels
         requestBytes = options.maxSourceFileSize.flatMap { $0 > 0 ? $0 : nil }
         requestPixels = options.maxSourceResolution
-        requestFramePixels = options.maxAnimationFrameResolution
+        // 0: no per-frame limit, as imgproxy's and the server's own flag read it.
+        requestFramePixels = options.maxAnimationFrameResolution.flatMap { $0 > 0 ? $0 : nil }
         maxAnimationFrames = min(configuration.maxAnimationFrames, options.maxAnimationFrames ?? .max)
         maxAnimationFrameResolution = configuration.maxAnimationFrameResolution
     }
@@ -42,7 +43,8 @@ struct SourceLimits: Sendable {
     /// Refuses an animation kept animated whose frames are over the request's `max_animation_frame_resolution`
     /// (imgproxy checks frames only when it renders them as an animation; a still answer is `max_src_resolution`'s).
     func checkFrames(_ original: CacheMetadata.Original, animated: Bool, url: String) throws(PipelineError) {
-        if animated, let requestFramePixels, original.width * original.height > requestFramePixels {
+        // An entry made before frames were counted (`frames` nil) is not refused as an animation it may not be.
+        if animated, (original.frames ?? 1) > 1, let requestFramePixels, original.width * original.height > requestFramePixels {
             throw .overRequestLimit(url: url, option: .maxAnimationFrameResolution, limit: "\(requestFramePixels) pixels a frame",
                                     actual: "\(original.width)×\(original.height)")
         }

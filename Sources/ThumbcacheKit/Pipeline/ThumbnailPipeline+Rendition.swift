@@ -101,8 +101,9 @@ extension ThumbnailPipeline {
         return source == .svg && !options.raw && configuration.sanitizeSVG ? .sanitised : .asFetched
     }
 
-    /// The variant a sanitised SVG is stored as: one per source, since whatever the options it is the same document.
-    static let sanitisedSVGVariant = "svg sanitised"
+    /// The variant a sanitised SVG is stored as: one per source, since whatever the options it is the same document,
+    /// and one per sanitiser version, so a sanitiser that cuts more is not bypassed by what an older one stored.
+    static let sanitisedSVGVariant = "svg sanitised v\(SVGSanitizer.version)"
 
     /// The name a variant is stored under: its meaning (canonical description, the format it is written in, and
     /// when that was preferred from `Accept` the fallback format: `FormatFallback`), their default qualities, and the other
@@ -264,7 +265,7 @@ extension ThumbnailPipeline {
             // The estimate, from the header, is reserved for the decode once it has a worker (the gate, a server's
             // worker limit): renders wait rather than exceed the budget, and renders queued for a worker hold none.
             // Coalesced waiters and stored renditions never reach the gate.
-            let needed = try renderer.workingMemory(format: chosen)
+            let needed = try renderer.workingMemory(format: chosen, fallback: fallback)
             defer { FreedMemory.release(afterDecodeOf: needed) }
             rendered = try await cancellable { (cancellation: RenderCancellation) async throws(PipelineError) in
                 try await configuration.renderGate.run(reserving: needed, of: configuration.decodeBudget,
