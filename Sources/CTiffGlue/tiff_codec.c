@@ -24,7 +24,10 @@ static int on_error(TIFF *tif, void *user_data, const char *module, const char *
     if (messages && !messages->message[0]) {
         char text[TC_MESSAGE_CAPACITY];
         vsnprintf(text, sizeof text, format, args);
-        snprintf(messages->message, sizeof messages->message, "%s%s%s", module ? module : "", module ? ": " : "", text);
+        // Some of libtiff's messages name the stream ("memory: ") only when it cannot be mapped, as a file read in
+        // pieces cannot: left out, so one input gives one message whether it came as bytes or as a file.
+        const char *said = strncmp(text, "memory: ", 8) == 0 ? text + 8 : text;
+        snprintf(messages->message, sizeof messages->message, "%s%s%s", module ? module : "", module ? ": " : "", said);
     }
     return 1;
 }
