@@ -211,9 +211,11 @@ const char *tc_tiff_message(const tc_tiff_decoder *decoder) { return decoder->me
 
 static tc_status fail(tc_tiff_decoder *decoder, tc_status status, const char *fallback) {
     if (!decoder->messages.message[0]) snprintf(decoder->messages.message, TC_MESSAGE_CAPACITY, "%s", fallback);
-    // libtiff says "Read error" or "Cannot read" when a strip or directory runs past the end of the data.
+    // libtiff says "Read error" or "Cannot read" when a strip or directory runs past the end of the data, and
+    // "Seek error" when a file read in pieces is asked for an offset our stream refuses (past 2^40: past any end).
     if (status == TC_CORRUPT && (strstr(decoder->messages.message, "past end") || strstr(decoder->messages.message, "Read error")
-                                 || strstr(decoder->messages.message, "Cannot read"))) {
+                                 || strstr(decoder->messages.message, "Cannot read")
+                                 || strstr(decoder->messages.message, "Seek error"))) {
         return TC_TRUNCATED;
     }
     if (status == TC_CORRUPT && strstr(decoder->messages.message, "Maximum single memory allocation")) return TC_OVER_BUDGET;
