@@ -41,7 +41,9 @@ final class SVGDecoder: RowDecoder {
         let width = max(1, Int((header.width / guardShrink + 0.5).rounded(.down)))
         let height = max(1, Int((header.height / guardShrink + 0.5).rounded(.down)))
         info = ImageInfo(format: .svg, width: width, height: height, hasAlpha: true)
-        leastShrink = min(1, (Double(width * height) / Double(max(1, maxPixels))).squareRoot())
+        // Capped at 2^40 pixels whatever `maxPixels` says (`.max` for a probe), so a drawn size's product never
+        // overflows.
+        leastShrink = min(1, (Double(width * height) / Double(max(1, min(maxPixels, 1 << 40)))).squareRoot())
     }
 
     var drawsAtAnyScale: Bool { true }

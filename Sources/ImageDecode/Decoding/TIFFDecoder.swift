@@ -63,6 +63,7 @@ final class TIFFDecoder: RowDecoder {
     /// The reduced-resolution level to read at `shrink` (-1: the page itself): the smallest one that is still at least
     /// the size the caller reduces to, so the resampler always has real pixels to filter (vips picks the same).
     private func level(shrink: Double) -> Int {
+        guard shrink.isFinite, shrink > 1 else { return -1 }  // a level only helps when reducing
         let levels = withUnsafeBytes(of: header.level_width) { Array($0.bindMemory(to: Int32.self)) }
         let heights = withUnsafeBytes(of: header.level_height) { Array($0.bindMemory(to: Int32.self)) }
         var chosen = -1

@@ -167,9 +167,13 @@ struct RegionReader {
         } else {
             // The resizer is sized for the full-resolution window: decoders that reduce while decoding only shrink it;
             // one that draws enlarged (`drawsAtAnyScale`) gives it that many more.
-            let enlarged = 1 / min(1, geometry.shrink)
-            let columns = min(Int((Double(info.width) * enlarged).rounded(.up)), Int((geometry.region.width * enlarged).rounded(.up)) + 1)
-            let rows = min(Int((Double(info.height) * enlarged).rounded(.up)), Int((geometry.region.height * enlarged).rounded(.up)) + 1)
+            // Counted in Double and capped at 2^26 a side before becoming an
+            // Int: no plan's scale can trap here or in the resizer's estimate.
+            let enlarged = geometry.shrink > 0 ? 1 / min(1, geometry.shrink) : 1
+            func side(_ whole: Int, _ region: Double) -> Int {
+                Int(min(min(Double(whole) * enlarged, region * enlarged + 1).rounded(.up), Double(1 << 26)))
+            }
+            let columns = side(info.width, geometry.region.width), rows = side(info.height, geometry.region.height)
             reading = Resampler.workingMemory(sourceWidth: max(1, columns), sourceHeight: max(1, rows),
                                               channels: channels, resizedWidth: geometry.width,
                                               resizedHeight: geometry.height, outputWidth: geometry.width) + 3 * image
