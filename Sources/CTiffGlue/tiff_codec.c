@@ -209,8 +209,26 @@ void tc_tiff_decoder_destroy(tc_tiff_decoder *decoder) {
 
 const char *tc_tiff_message(const tc_tiff_decoder *decoder) { return decoder->messages.message; }
 
+/// Whether a strip or tile of the current directory lies past the end of the data. libtiff reports that case
+/// differently by stream: reading a file in pieces it says "Read error", while from mapped bytes some paths (a tile
+/// read through TIFFRGBAImage) fail without a word. Judged from the directory, one input is truncated either way.
+static int strile_past_end(const tc_tiff_decoder *decoder) {
+    TIFF *tif = decoder->tif;
+    if (!tif) return 0;
+    uint64_t size = decoder->stream.size;
+    uint32_t count = TIFFIsTiled(tif) ? TIFFNumberOfTiles(tif) : TIFFNumberOfStrips(tif);
+    for (uint32_t i = 0; i < count; i++) {
+        int failed = 0;
+        uint64_t offset = TIFFGetStrileOffsetWithErr(tif, i, &failed);
+        uint64_t bytes = failed ? 0 : TIFFGetStrileByteCountWithErr(tif, i, &failed);
+        if (!failed && (offset > size || bytes > size - offset)) return 1;
+    }
+    return 0;
+}
+
 static tc_status fail(tc_tiff_decoder *decoder, tc_status status, const char *fallback) {
     if (!decoder->messages.message[0]) snprintf(decoder->messages.message, TC_MESSAGE_CAPACITY, "%s", fallback);
+    if (status == TC_CORRUPT && strile_past_end(decoder)) return TC_TRUNCATED;
     // libtiff says "Read error" or "Cannot read" when a strip or directory runs past the end of the data, and
     // "Seek error" when a file read in pieces is asked for an offset our stream refuses (past 2^40: past any end).
     if (status == TC_CORRUPT && (strstr(decoder->messages.message, "past end") || strstr(decoder->messages.message, "Read error")

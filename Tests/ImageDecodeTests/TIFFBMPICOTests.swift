@@ -136,6 +136,23 @@ struct TIFFBMPICOTests {
         #expect(inMemory != nil && kind(inMemory) == kind(fromFile), "\(String(describing: inMemory)) / \(String(describing: fromFile))")
     }
 
+    /// A tile whose offset points past the end of the data (fuzz seed 53, iteration 7174) is truncated whether the
+    /// bytes are in memory or read from a file: libtiff fails the mapped read without a word and says "Read error"
+    /// reading pieces, so the glue judges it from the directory instead.
+    @Test func aTilePastTheEndIsTruncatedFromBytesAndFromAFile() throws {
+        var data = try Fixtures.data("tiff/tiled-jpeg.tiff")
+        // Classic little-endian TIFF: the first IFD's TileOffsets (324) point at 12 LONGs; the first goes far past the end.
+        let word = { (at: Int, size: Int) in (0..<size).reduce(0) { $0 | Int(data[at + $1]) << (8 * $1) } }
+        let ifd = word(4, 4)
+        let entry = (0..<word(ifd, 2)).map { ifd + 2 + 12 * $0 }.first { word($0, 2) == 324 }
+        let offsets = try #require(entry.map { word($0 + 8, 4) })
+        for (i, byte) in [0x00, 0x00, 0x48, 0x00].enumerated() { data[offsets + i] = UInt8(byte) }  // 4,718,592
+        let path = try Self.temporaryFile(data)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        #expect(throws: ImageDecodeError.truncated) { _ = try Self.decodeRows(.data(data), shrink: 1) }
+        #expect(throws: ImageDecodeError.truncated) { _ = try Self.decodeRows(.file(path), shrink: 1) }
+    }
+
     /// Every row a decoder delivers at `shrink`, as an image (no resizing, no profile).
     private static func decodeRows(_ input: EncodedImage, shrink: Double) throws(ImageDecodeError) -> PixelBuffer {
         try ImageDecoder.withDecoder(for: input, maxPixels: 1 << 30) { decoder throws(ImageDecodeError) in
