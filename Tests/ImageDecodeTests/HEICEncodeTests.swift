@@ -1,3 +1,4 @@
+import CHEIF
 import Foundation
 import Testing
 @testable import ImageDecode
@@ -16,6 +17,17 @@ struct HEICEncodeTests {
     static func chromaFormat(_ heic: Data) throws -> Int {
         let box = try #require(heic.firstRange(of: Data("hvcC".utf8)))
         return Int(heic[box.upperBound + 16] & 3)
+    }
+
+    /// HEIC counts as written exactly when libheif lists an HEVC encoder (asked here through its encoder list, not
+    /// the glue's `heif_have_encoder_for_format`). This machine's libheif has x265: HEIC is written and listed.
+    @Test func heicIsWrittenExactlyWhenLibheifHasAnHEVCEncoder() {
+        var descriptors: [OpaquePointer?] = [nil]
+        let listed = heif_get_encoder_descriptors(heif_compression_HEVC, nil, &descriptors, 1)
+        #expect(HEICEncoder.isAvailable == (listed > 0))
+        #expect(ImageFormat.heic.isEncodable == HEICEncoder.isAvailable)
+        #expect(ImageFormat.encodable.contains(.heic) == HEICEncoder.isAvailable)
+        #expect(HEICEncoder.isAvailable, "this machine's libheif has its x265 encoder")
     }
 
     @Test func roundTripsAPhotoAtOddSizesAndItsAlpha() throws {

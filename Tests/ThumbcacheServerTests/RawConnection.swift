@@ -9,11 +9,16 @@ import Glibc
 /// would not send (pipelined requests, heads in pieces, HTTP/1.0, malformed lines) or would hide (the exact
 /// answer bytes, the connection closing).
 enum RawConnection {
-    /// `receiveBuffer`: a socket receive buffer this small (bytes), set before connecting.
-    static func connect(port: Int, receiveBuffer: Int32? = nil) throws -> Int32 {
+    /// `receiveBuffer`: a socket receive buffer this small (bytes), set before connecting. `maximumSegment`: TCP
+    /// segments this small (bytes); with a small receive buffer it keeps the server's kernel from taking more than
+    /// about 100 KB of an answer the client does not read (loopback's 64 KiB segments let it take megabytes).
+    static func connect(port: Int, receiveBuffer: Int32? = nil, maximumSegment: Int32? = nil) throws -> Int32 {
         let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         if var size = receiveBuffer {
             try #require(setsockopt(socket, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size)) == 0)
+        }
+        if var size = maximumSegment {
+            try #require(setsockopt(socket, Int32(IPPROTO_TCP), TCP_MAXSEG, &size, socklen_t(MemoryLayout<Int32>.size)) == 0)
         }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)

@@ -1,4 +1,5 @@
 import Foundation
+import ImageDecode
 import Testing
 @testable import ThumbcacheServer
 
@@ -29,5 +30,175 @@ import Glibc
         #expect(closed, "the server closed the connection before the head was complete")
         #expect(try await server.request("/healthz").status == 200, "an ordinary request is still served")
         await server.stop()
+    }
+}
+
+/// The deadline judges progress: a client that takes a long answer slowly but steadily, across many deadlines,
+/// gets every byte (the answer is not cut while it drains, nor while reading is paused with its next head unread),
+/// and one that stops taking it is closed. The deadline is short (300 ms) and the client's socket small (4 KiB
+/// receive buffer, 1 KiB segments), so the server's kernel takes only about 100 KB and the server itself holds
+/// the rest. Verdicts are on bytes and on the server's own count of deadline closes; the client's pace only has to
+/// give the socket a few KB per deadline (it reads 4 KiB every 2 ms), and waits are hang guards.
+@Suite(.serialized) struct SlowReaderTests {
+    static let deadline = Duration.milliseconds(300)
+    /// The side of the noise image, and of its PNG thumbnail: about 1.5 MB that does not compress.
+    static let side = 720
+
+    /// Pixels of noise (a fixed linear congruential sequence) as a PNG.
+    static let noise: Data = {
+        var state: UInt32 = 12345
+        let pixels = (0..<(side * side * 3)).map { _ -> UInt8 in
+            state = state &* 1_664_525 &+ 1_013_904_223
+            return UInt8(truncatingIfNeeded: state >> 24)
+        }
+        return try! ImageEncoder.encode(PixelBuffer(width: side, height: side, channels: 3, pixels: pixels), as: .png)
+    }()
+
+    /// A server with a 300 ms deadline whose memory cache holds the noise thumbnail (one request made it), its
+    /// path and bytes; both stopped afterwards.
+    static func withLargeThumbnail(_ body: (ServerHarness, String, [UInt8]) async throws -> Void) async throws {
+        let origin = try await TestOrigin()
+        origin.image("/noise.png", noise, type: "image/png")
+        let server = try await ServerHarness { $0.headerTimeout = deadline; $0.idleTimeout = .seconds(60) }
+        let path = server.path(origin.url("/noise.png"), size: side, format: .png)
+        let rendered = try await server.request(path)
+        try #require(rendered.status == 200 && rendered.body.count > 1_000_000, "\(rendered.status), \(rendered.body.count) bytes")
+        try await body(server, path, Array(rendered.body))
+        await server.stop()
+        await origin.stop()
+    }
+
+    static func request(_ path: String) -> String { "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n" }
+
+    static func notReadingCloses(_ server: ServerHarness) -> Int {
+        server.metric("thumbcache_deadline_closes_total{reason=\"not_reading\"}")
+    }
+
+    @Test func aClientTakingALargeAnswerSlowlyGetsEveryByte() async throws {
+        try await Self.withLargeThumbnail { server, path, thumbnail in
+            let hitsBefore = server.hitsFromBytes
+            let read = try await RawConnection.readSlowly(port: server.port, first: Self.request(path), answers: 1)
+            let bodies = RawConnection.answerBodies(read.bytes)
+            #expect(bodies.count == 1 && bodies.first == thumbnail,
+                    "\(read.bytes.count) bytes arrived of an answer of \(thumbnail.count), closed: \(read.closed)")
+            #expect(read.elapsed > Self.deadline, "the reading spanned more than one deadline")
+            #expect(server.hitsFromBytes == hitsBefore + 1, "answered from the bytes: the whole answer queued at once")
+            #expect(Self.notReadingCloses(server) == 0)
+        }
+    }
+
+    /// A pipelining client sends its next request once the first answer's bytes arrive, while the server has
+    /// paused reading (its unsent answer is past 64 KiB): that head is not read until the answer drains below
+    /// 32 KiB, and the connection is not cut meanwhile.
+    @Test func aPipeliningClientWhoseNextHeadWaitsForThePauseGetsBothAnswers() async throws {
+        try await Self.withLargeThumbnail { server, path, thumbnail in
+            let read = try await RawConnection.readSlowly(port: server.port, first: Self.request(path),
+                                                          afterFirstBytes: Self.request(path), answers: 2)
+            let bodies = RawConnection.answerBodies(read.bytes)
+            #expect(bodies.count == 2 && bodies.allSatisfy { $0 == thumbnail },
+                    "\(read.bytes.count) bytes arrived of two answers of \(thumbnail.count), closed: \(read.closed)")
+            #expect(server.readPauses > 0)
+            #expect(Self.notReadingCloses(server) == 0)
+        }
+    }
+
+    /// A client that stops taking its answer is closed (one to two deadlines after its last bytes): the server
+    /// counts the close, and what the client reads afterwards ends before the answer does.
+    @Test func aClientThatStopsReadingIsClosed() async throws {
+        try await Self.withLargeThumbnail { server, path, thumbnail in
+            let before = Self.notReadingCloses(server)
+            let socket = try RawConnection.connect(port: server.port, receiveBuffer: 4096, maximumSegment: 1024)
+            defer { close(socket) }
+            #expect(RawConnection.send(socket, Self.request(path)))
+            // A hang guard only: the close comes within 0.6 s of the last bytes the socket took.
+            #expect(await CancellationTests.eventually(within: 120) { Self.notReadingCloses(server) > before },
+                    "the server still holds a connection whose client stopped reading")
+            let rest = try await RawConnection.readToEnd(socket, hangGuard: .seconds(120))
+            #expect(rest.closed && rest.bytes.count < thumbnail.count, "\(rest.bytes.count) bytes, closed: \(rest.closed)")
+        }
+    }
+}
+
+extension RawConnection {
+    /// Sends `first` on a new connection with a small socket (`connect`'s 4 KiB buffer and 1 KiB segments) and
+    /// reads slowly and steadily, at most `chunk` bytes a read with `pauseMicroseconds` between reads, until `answers` whole
+    /// answers (framed by `Content-Length`) arrived or the server closed; `afterFirstBytes` is sent when the first
+    /// bytes arrive. Blocking, on a thread of its own (never the cooperative pool the in-process server needs);
+    /// `hangGuard` only bounds a server that neither answers nor closes.
+    static func readSlowly(port: Int, first: String, afterFirstBytes: String? = nil, answers: Int, chunk: Int = 4096,
+                           pauseMicroseconds: UInt32 = 2000, hangGuard: Duration = .seconds(120))
+        async throws -> (bytes: [UInt8], closed: Bool, elapsed: Duration) {
+        let socket = try connect(port: port, receiveBuffer: 4096, maximumSegment: 1024)
+        #expect(send(socket, first))
+        return await withCheckedContinuation { continuation in
+            Thread {
+                let started = ContinuousClock.now
+                var received: [UInt8] = [], buffer = [UInt8](repeating: 0, count: chunk)
+                var closed = false, next = afterFirstBytes
+                while answerFrames(received).count < answers, started.duration(to: .now) < hangGuard {
+                    var poller = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
+                    guard poll(&poller, 1, 1000) > 0 else { continue }
+                    let n = recv(socket, &buffer, chunk, 0)
+                    if n <= 0 {
+                        closed = true
+                        break
+                    }
+                    received += buffer[0..<n]
+                    if let request = next {
+                        next = nil
+                        _ = send(socket, request)
+                    }
+                    usleep(pauseMicroseconds)
+                }
+                close(socket)
+                continuation.resume(returning: (received, closed, started.duration(to: .now)))
+            }.start()
+        }
+    }
+
+    /// Reads everything until the server closes (`closed`), or `hangGuard` passes.
+    static func readToEnd(_ socket: Int32, hangGuard: Duration) async throws -> (bytes: [UInt8], closed: Bool) {
+        let started = ContinuousClock.now
+        var received: [UInt8] = [], buffer = [UInt8](repeating: 0, count: 65536)
+        while started.duration(to: .now) < hangGuard {
+            var poller = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
+            if poll(&poller, 1, 0) > 0 {
+                let n = recv(socket, &buffer, buffer.count, 0)
+                if n <= 0 { return (received, true) }
+                received += buffer[0..<n]
+            } else {
+                try await Task.sleep(for: .milliseconds(5))
+            }
+        }
+        return (received, false)
+    }
+
+    /// The bodies of the whole answers in `bytes`, in order, each framed by its `Content-Length`.
+    static func answerBodies(_ bytes: [UInt8]) -> [[UInt8]] {
+        answerFrames(bytes).map { Array(bytes[$0]) }
+    }
+
+    /// Where the bodies of the whole answers in `bytes` are.
+    static func answerFrames(_ bytes: [UInt8]) -> [Range<Int>] {
+        var frames: [Range<Int>] = []
+        var offset = 0
+        while let headEnd = firstRange(of: Array("\r\n\r\n".utf8), in: bytes, from: offset) {
+            let head = String(decoding: bytes[offset..<headEnd], as: UTF8.self).lowercased()
+            guard let line = head.split(separator: "\r\n").first(where: { $0.hasPrefix("content-length:") }),
+                  let length = Int(line.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)),
+                  bytes.count - (headEnd + 4) >= length
+            else { break }
+            frames.append((headEnd + 4)..<(headEnd + 4 + length))
+            offset = headEnd + 4 + length
+        }
+        return frames
+    }
+
+    private static func firstRange(of needle: [UInt8], in bytes: [UInt8], from start: Int) -> Int? {
+        guard bytes.count - start >= needle.count else { return nil }
+        for index in start...(bytes.count - needle.count) where bytes[index..<(index + needle.count)].elementsEqual(needle) {
+            return index
+        }
+        return nil
     }
 }

@@ -7,6 +7,11 @@ import CJpegPngGlue
 /// libvips writes no 4:0:0 HEIC), alpha kept as an auxiliary image; the metadata given as a colr profile and Exif and
 /// XMP items. x265 encodes on one thread of its own, without a pool, while the render's thread waits (`tc_heif_encode`).
 enum HEICEncoder {
+    /// Whether the linked libheif can write HEVC (its x265 encoder is there), asked once: without it HEIC is not
+    /// counted writable (`ImageFormat.isEncodable`), so asking for it is refused as for any format not written,
+    /// rather than failing at encode time.
+    static let isAvailable = tc_heif_can_encode() != 0
+
     static func encode(_ image: PixelBuffer, quality: Int, metadata: ImageMetadata = ImageMetadata()) throws(ImageDecodeError) -> Data {
         var encoded = tc_encoded()
         let status = try metadata.withGlue(grey: false) { glue in

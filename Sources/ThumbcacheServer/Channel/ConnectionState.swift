@@ -19,13 +19,36 @@ import NIOCore
 ///   write that crossed it) and resumes when it is writable again (below the low watermark); a read asked for
 ///   meanwhile is held (`readRequested`). Hummingbird's own backpressure (a request it cannot answer yet holds the
 ///   next) stops reading too, but only once it has read ahead; this stops it at the write that crossed the mark.
-/// - **The head deadline**: from when the connection opens, or its last answer ends with nothing else outstanding,
-///   the next head must arrive whole within `headDeadline`, or the connection closes (a client that trickles its
-///   headers cannot hold it; an idle one is let go). While a request is outstanding there is no deadline.
+/// - **The deadline** judges progress, not wall time alone. The connection is judged while it waits on its client:
+///   for the next head (from when it opens, or its last answer ends with nothing else outstanding), or to take
+///   answer bytes (reading paused, or the last answer, one that says `Connection: close`, still being written).
+///   Each deadline (`headDeadline`) the rule (`judge`) asks what the socket took meanwhile (`SocketWrites` counts
+///   the bytes written, the channel says what is unsent): some, and the client is reading, however slowly, so it
+///   gets one more deadline; none, and the connection closes, whether answer bytes are unsent (the client stopped
+///   reading: it is cut one to two deadlines after the last bytes it took) or not (no head came in a whole
+///   deadline with nothing pending: a client that trickles its headers cannot hold it; an idle one is let go).
+///   While a request is being answered and nothing waits on the client there is no deadline.
 ///
 /// Heads are counted once each: the wire counts the heads it hands over (`handedToDecoder`); a head the decoder
 /// produces (`decoderProducedHead`) is one of those, in byte order, or, once the decoder owns the bytes, a new one.
 final class ConnectionState {
+    /// Why the deadline closed a connection (`thumbcache_deadline_closes_total`'s reasons).
+    enum CloseReason: String, CaseIterable, Sendable {
+        /// No head arrived in a whole deadline while nothing was unsent.
+        case noHead = "no_head"
+        /// Answer bytes were unsent and the socket took none of them in a whole deadline.
+        case notReading = "not_reading"
+    }
+
+    /// What the deadline's rule decides when asked (`judge`).
+    enum Verdict: Equatable {
+        /// Not due yet, or the client made progress: asked again then.
+        case judgeAgain(at: NIODeadline)
+        case close(CloseReason)
+        /// Nothing is awaited from the client: no deadline.
+        case none
+    }
+
     /// Requests handed to the router whose answers have not ended.
     private(set) var routedUnanswered = 0
     /// Heads the wire handed to the decoder that the decoder has not produced yet.
@@ -33,45 +56,78 @@ final class ConnectionState {
     private(set) var decoderOwnsBytes = false
     /// An answer said `Connection: close`: nothing more is answered, and the connection closes after it.
     private(set) var closing = false
-    /// When the awaited head must have arrived; nil while a request is outstanding.
+    /// When the connection is next judged; nil while nothing is awaited from the client.
     private(set) var deadline: NIODeadline?
+    /// The connection waits for a request head: none is outstanding and the last answer has ended.
+    private(set) var awaitingHead = false
+    /// The last answer (it said `Connection: close`) has ended; the connection closes once it is written.
+    private var lastAnswerEnded = false
     /// Reading is paused: the channel is not writable (the client is not reading its answers, or one is that long).
     private(set) var readingPaused = false
     /// A read the channel asked for while reading was paused, issued when it resumes.
     private(set) var readHeld = false
     /// How many times reading paused.
     private(set) var readPauses = 0
+    /// Answer bytes handed to the socket since the connection opened (`SocketWrites` counts every write).
+    private(set) var answerBytesQueued = 0
+    /// How many of them the socket had taken when the deadline was set or last extended: progress is taking more.
+    private(set) var sentAtMark = 0
+    /// The deadline started with bytes not flushed yet: its mark is taken after the flush (`flushed`), so what
+    /// the flush writes at once is not counted as the client's progress.
+    private(set) var marksAtFlush = false
 
     private let channel: any Channel
     private let headDeadline: TimeAmount
-    /// Told when the connection waits for a head and when it stops (`--max-connections` closes the longest idle).
+    /// Told when the connection waits for a head with nothing unsent, and when it stops (`--max-connections`
+    /// closes the longest idle; one still taking an answer is not idle).
     private let connections: OpenConnections?
     private let entry: OpenConnections.Entry?
+    /// Whether `opened` was told (both the handler's addition to an active channel and its activation tell it).
+    private var hasOpened = false
+    /// Whether `connections` was last told the connection is idle.
+    private var reportedIdle = false
     private var timer: Scheduled<Void>?
-    /// Whether the connection has waited for a head before (false: it has just opened).
-    private var waitedBefore = false
+    /// Answer bytes the channel holds unwritten (its `bufferedWritableBytes`; tests give their own).
+    private let unsentBytes: () -> Int
     /// Told of each pause in reading, with the answer bytes unsent then (the metrics count them).
     private let readPaused: (_ unsentAnswerBytes: Int) -> Void
+    /// Told when the deadline closes the connection, and why (the metrics count them).
+    private let closedByDeadline: (CloseReason) -> Void
 
     init(channel: any Channel, headDeadline: TimeAmount, connections: OpenConnections?,
-         readPaused: @escaping (_ unsentAnswerBytes: Int) -> Void = { _ in }) {
+         unsentAnswerBytes: (() -> Int)? = nil,
+         readPaused: @escaping (_ unsentAnswerBytes: Int) -> Void = { _ in },
+         closedByDeadline: @escaping (CloseReason) -> Void = { _ in }) {
         self.channel = channel
         self.headDeadline = headDeadline
         self.connections = connections
+        self.unsentBytes = unsentAnswerBytes ?? { (try? channel.syncOptions?.getOption(.bufferedWritableBytes)) ?? 0 }
         self.readPaused = readPaused
+        self.closedByDeadline = closedByDeadline
         entry = connections?.register(channel)
     }
+
+    /// Answer bytes the channel holds unwritten now.
+    func unsentAnswerBytes() -> Int { unsentBytes() }
 
     // MARK: - Events
 
     /// The connection is open: the first head's deadline starts.
     func opened() {
-        if !waitedBefore { waitForHead() }
+        guard !hasOpened else { return }
+        hasOpened = true
+        awaitingHead = true
+        startJudging()
+        marksAtFlush = false  // nothing written: the mark (0) is exact
+        if let entry {
+            reportedIdle = true
+            connections?.idle(entry, arriving: true)
+        }
     }
 
     /// The wire read a whole head.
     func headFramed() {
-        stopWaitingForHead()
+        stopAwaitingHead()
     }
 
     /// The wire hands a head it framed to the decoder (the router will answer it).
@@ -92,7 +148,7 @@ final class ConnectionState {
             handedOverNotProduced -= 1
         } else {
             routedUnanswered += 1
-            stopWaitingForHead()
+            stopAwaitingHead()
         }
     }
 
@@ -104,7 +160,7 @@ final class ConnectionState {
 
     /// An answer from the bytes was written.
     func answeredFromBytes() {
-        if routedUnanswered == 0 { waitForHead() }
+        if routedUnanswered == 0 { awaitHead() }
     }
 
     /// The router's answer to a request begins; `closesConnection`: it says `Connection: close`.
@@ -112,12 +168,32 @@ final class ConnectionState {
         if closesConnection { closing = true }
     }
 
-    /// The router's answer to a request has ended. Returns whether the connection closes now.
+    /// The router's answer to a request has ended. Returns whether the connection closes now (once the answer
+    /// is written: until then the client must keep taking it).
     func routedAnswerEnded() -> Bool {
         routedUnanswered = max(0, routedUnanswered - 1)
-        guard !closing else { return true }
-        if routedUnanswered == 0 { waitForHead() }
+        guard !closing else {
+            lastAnswerEnded = true
+            startJudging()
+            return true
+        }
+        if routedUnanswered == 0 { awaitHead() }
         return false
+    }
+
+    /// `bytes` of answers were handed to the socket (`SocketWrites`, for every write).
+    func queued(answerBytes bytes: Int) {
+        answerBytesQueued += bytes
+    }
+
+    /// The channel was flushed: the socket took what it could, `unsentAnswerBytes` are left. A deadline that
+    /// started since the last flush takes its mark now.
+    func flushed(unsentAnswerBytes: Int) {
+        guard marksAtFlush else { return }
+        marksAtFlush = false
+        guard deadline != nil else { return }
+        sentAtMark = answerBytesQueued - unsentAnswerBytes
+        if unsentAnswerBytes == 0 { reportIdleIfAwaitingHead() }
     }
 
     /// The channel asks to read more requests. Returns whether to read now: not while reading is paused (the
@@ -129,18 +205,20 @@ final class ConnectionState {
     }
 
     /// The channel's writability changed: not writable, reading pauses (reported once, with `unsentAnswerBytes`,
-    /// what the channel holds unwritten, asked only then); writable, it resumes. Returns whether to issue a read
-    /// held meanwhile now.
+    /// what the channel holds unwritten, asked only then) and the client is judged by its progress; writable,
+    /// it resumes. Returns whether to issue a read held meanwhile now.
     func writabilityChanged(isWritable: Bool, unsentAnswerBytes: @autoclosure () -> Int) -> Bool {
         guard isWritable else {
             if !readingPaused {
                 readingPaused = true
                 readPauses += 1
                 readPaused(unsentAnswerBytes())
+                startJudging()
             }
             return false
         }
         readingPaused = false
+        stopJudgingUnlessAwaited()
         defer { readHeld = false }
         return readHeld
     }
@@ -160,33 +238,84 @@ final class ConnectionState {
         !decoderOwnsBytes && !closing && routedUnanswered == 0 && isWritable
     }
 
-    // MARK: - The head deadline
+    /// The deadline's rule, asked at `now` with `unsentAnswerBytes` held unwritten. Before the deadline: asked
+    /// again then. At it: if the socket took bytes since the mark, the client is reading (however slowly) and gets
+    /// one more deadline; if not, the connection closes: answer bytes unsent, the client stopped reading; none,
+    /// no head came while nothing was pending.
+    func judge(now: NIODeadline, unsentAnswerBytes: @autoclosure () -> Int) -> Verdict {
+        guard let due = deadline else { return .none }
+        guard now >= due else { return .judgeAgain(at: due) }
+        let unsent = unsentAnswerBytes()
+        let sent = answerBytesQueued - unsent
+        if sent > sentAtMark {
+            sentAtMark = sent
+            marksAtFlush = false
+            let next = now + headDeadline
+            deadline = next
+            if unsent == 0 { reportIdleIfAwaitingHead() }
+            return .judgeAgain(at: next)
+        }
+        if unsent > 0 { return .close(.notReading) }
+        if awaitingHead { return .close(.noHead) }
+        deadline = nil  // the last answer is written (it closes the connection itself)
+        return .none
+    }
+
+    // MARK: - The deadline
+
+    /// Whether anything is awaited from the client: a head, or taking answer bytes.
+    private var awaitsClient: Bool { awaitingHead || readingPaused || lastAnswerEnded }
+
+    private func awaitHead() {
+        awaitingHead = true
+        startJudging()
+    }
+
+    private func stopAwaitingHead() {
+        guard awaitingHead else { return }
+        awaitingHead = false
+        if reportedIdle, let entry {
+            reportedIdle = false
+            connections?.busy(entry)
+        }
+        stopJudgingUnlessAwaited()
+    }
+
+    /// Starts a deadline unless one runs (waiting for a head while the client takes an answer is one wait). Its
+    /// mark, until the flush that follows takes it, assumes every byte queued was taken.
+    private func startJudging() {
+        guard deadline == nil else { return }
+        deadline = channel.eventLoop.now + headDeadline
+        sentAtMark = answerBytesQueued
+        marksAtFlush = true
+        if timer == nil { schedule() }
+    }
+
+    private func stopJudgingUnlessAwaited() {
+        guard !awaitsClient else { return }
+        deadline = nil
+        marksAtFlush = false
+    }
+
+    private func reportIdleIfAwaitingHead() {
+        guard awaitingHead, !reportedIdle, let entry else { return }
+        reportedIdle = true
+        connections?.idle(entry, arriving: false)
+    }
 
     // One timer per connection, moved lazily: a keep-alive connection answering thousands of requests a second
-    // would otherwise cancel and schedule a timer for each.
-    private func waitForHead() {
-        deadline = channel.eventLoop.now + headDeadline
-        if timer == nil { schedule() }
-        if let entry { connections?.idle(entry, arriving: !waitedBefore) }
-        waitedBefore = true
-    }
-
-    private func stopWaitingForHead() {
-        guard deadline != nil else { return }
-        deadline = nil
-        if let entry { connections?.busy(entry) }
-    }
-
+    // would otherwise cancel and schedule a timer for each. A deadline only ever moves later than the timer.
     private func schedule() {
         guard let deadline else { return }
         let channel = self.channel
         timer = channel.eventLoop.assumeIsolated().scheduleTask(deadline: deadline) { [self] in
             timer = nil
-            guard let due = self.deadline else { return }
-            if channel.eventLoop.now >= due {
+            switch judge(now: channel.eventLoop.now, unsentAnswerBytes: unsentBytes()) {
+            case .judgeAgain: schedule()
+            case .close(let reason):
+                closedByDeadline(reason)
                 channel.close(promise: nil)
-            } else {
-                schedule()
+            case .none: break
             }
         }
     }

@@ -7,10 +7,10 @@ import ThumbcacheKit
 /// the other connection that has waited longest for a request head, so the next one can be accepted. Without
 /// this, connections that send nothing (1,100 of them in the review) held every slot until their head deadline,
 /// and `/healthz` waited in the listen backlog behind them for seconds. A connection is idle from when it opens
-/// or its last answer ends until its next head arrives (its `ConnectionState` reports both); one whose request is
-/// being answered is never closed here, so when every connection is busy new ones still wait. The arriving
-/// connection itself is never the one closed, and each arrival closes at most one (as nginx reuses keep-alive
-/// connections when it runs out).
+/// or its client has taken the whole of its last answer until its next head arrives (its `ConnectionState` reports
+/// both); one whose request is being answered, or whose client is still taking an answer, is never closed here,
+/// so when every connection is busy new ones still wait. The arriving connection itself is never the one closed,
+/// and each arrival closes at most one (as nginx reuses keep-alive connections when it runs out).
 ///
 /// Each connection has an `Entry`, registered once; going idle or busy is one atomic store on it (these happen on
 /// every request), and only an arrival at the limit takes the lock and looks through the entries.

@@ -52,9 +52,9 @@ final class RouterTraffic: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func channelWritabilityChanged(context: ChannelHandlerContext) {
-        let channel = context.channel
-        let unsent = { (try? channel.syncOptions?.getOption(.bufferedWritableBytes)) ?? 0 }
-        if connection.writabilityChanged(isWritable: channel.isWritable, unsentAnswerBytes: unsent()) { context.read() }
+        if connection.writabilityChanged(isWritable: context.channel.isWritable, unsentAnswerBytes: connection.unsentAnswerBytes()) {
+            context.read()
+        }
         context.fireChannelWritabilityChanged()
     }
 

@@ -14,7 +14,8 @@ package struct ThumbcacheHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
 
     package struct Configuration: Sendable {
         /// How long a connection may take to send a whole request head, from when it opens or its last answer
-        /// ends (the idle limit and the slow-header limit in one).
+        /// ends (the idle limit and the slow-header limit in one), and how long a client may take no bytes of
+        /// an answer still unsent before it is judged to have stopped reading (`ConnectionState.judge`).
         package var headDeadline: Duration = .seconds(10)
         /// The `Server` field of every answer; nil sends none.
         package var serverName: String? = "thumbcache"
@@ -47,7 +48,10 @@ package struct ThumbcacheHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
             let endpoints = self.endpoints
             let connection = ConnectionState(channel: channel, headDeadline: TimeAmount(configuration.headDeadline),
                                              connections: connections,
-                                             readPaused: { endpoints.metrics.readPaused(unsentAnswerBytes: $0) })
+                                             readPaused: { endpoints.metrics.readPaused(unsentAnswerBytes: $0) },
+                                             closedByDeadline: { endpoints.metrics.closedByDeadline($0) })
+            // The socket's side: what is written to it, for the deadline's judgement of a draining answer.
+            try pipeline.addHandler(SocketWrites(connection: connection))
             // Bytes: memory hits answered here, everything else framed and handed on.
             if configuration.answersHitsFromBytes {
                 try pipeline.addHandler(WireHitHandler(endpoints: endpoints, connection: connection, serverName: configuration.serverName))

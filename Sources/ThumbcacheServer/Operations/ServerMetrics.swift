@@ -28,6 +28,8 @@ package final class ServerMetrics: Sendable {
     /// Pauses in reading a connection whose unsent answers passed the high watermark (its client not reading them,
     /// or one answer that large), by the answer bytes unsent then (`ConnectionState.writabilityChanged`).
     private let readPauses: Prometheus.ValueHistogram
+    /// Connections the deadline closed, by why (`ConnectionState.CloseReason`).
+    private let deadlineCloses: [ConnectionState.CloseReason: Prometheus.Counter]
     static let readPauseBuckets: [Double] = [16 * 1024, 64 * 1024, 128 * 1024, 1024 * 1024, 16 * 1024 * 1024]
 
     package init() {
@@ -54,6 +56,16 @@ package final class ServerMetrics: Sendable {
         hitsByRouter = registry.makeCounter(name: "thumbcache_memory_hit_answers_total", labels: [("by", "router")], help: help)
         readPauses = registry.makeValueHistogram(name: "thumbcache_read_pause_unsent_bytes", buckets: Self.readPauseBuckets,
                                                  help: "Pauses in reading a connection whose unsent answers passed 64 KiB (a client not reading them, or one answer that large), by the answer bytes unsent then")
+        let closesHelp = "Connections closed by the deadline: no request head in a whole deadline with nothing unsent (no_head), or answer bytes unsent and none taken in a whole deadline (not_reading)"
+        let registry = self.registry
+        deadlineCloses = Dictionary(uniqueKeysWithValues: ConnectionState.CloseReason.allCases.map {
+            ($0, registry.makeCounter(name: "thumbcache_deadline_closes_total", labels: [("reason", $0.rawValue)], help: closesHelp))
+        })
+    }
+
+    /// The deadline closed a connection, for `reason`.
+    func closedByDeadline(_ reason: ConnectionState.CloseReason) {
+        deadlineCloses[reason]?.increment()
     }
 
     /// A connection stopped reading requests: its client was not reading the answers, `unsentAnswerBytes` of them.
