@@ -127,9 +127,10 @@ while true {
                                   geometry: { var g = GeometryOptions(); g.width = request.size; g.height = request.size; return g }())
         let limits = RenderLimits(maxPixels: 4_000_000, maxDecodeMemory: 256 << 20, maxAnimationFrames: 16)
         let animated = Result { () throws(ImageDecodeError) in
-            let animation = try PlanRenderer().renderAnimation(from: .data(Data(input)), plan: plan, limits: limits)
-            let gif = try EncodeSettings(format: .gif).encode(animation).data
-            return try ImageDecoder.probe(gif).frameCount == animation.frames.count ? gif : Data()
+            let thumbnail = try EncodeSettings(format: .gif).answerAnimation(sourceInfo: info) { (writers) throws(ImageDecodeError) in
+                try PlanRenderer().renderAnimation(from: .data(Data(input)), plan: plan, limits: limits, into: writers)
+            }
+            return try ImageDecoder.probe(thumbnail.data).frameCount == thumbnail.frames ? thumbnail.data : Data()
         }
         if case .success(let gif) = animated, gif.isEmpty {
             report("fuzz: an animation's GIF lost frames at iteration \(iteration)")

@@ -254,6 +254,7 @@ struct tc_gif_encoder {
     int failed;              // a write could not grow the buffer
     int width, height;
     int frames;
+    size_t loop_at;          // where the NETSCAPE2.0 loop extension goes: right after the screen descriptor
 };
 
 static int write_memory(GifFileType *gif, const GifByteType *bytes, int length) {
@@ -275,7 +276,7 @@ static int write_memory(GifFileType *gif, const GifByteType *bytes, int length) 
     return length;
 }
 
-tc_gif_encoder *tc_gif_encoder_create(int width, int height, int loop_count) {
+tc_gif_encoder *tc_gif_encoder_create(int width, int height) {
     tc_gif_encoder *encoder = calloc(1, sizeof *encoder);
     if (!encoder) return NULL;
     int error = 0;
@@ -288,21 +289,11 @@ tc_gif_encoder *tc_gif_encoder_create(int width, int height, int loop_count) {
     }
     EGifSetGifVersion(encoder->gif, true);
     // No global colour table: each frame carries its own.
-    if (EGifPutScreenDesc(encoder->gif, width, height, 8, 0, NULL) == GIF_ERROR) {
+    if (EGifPutScreenDesc(encoder->gif, width, height, 8, 0, NULL) == GIF_ERROR || encoder->failed) {
         tc_gif_encoder_destroy(encoder);
         return NULL;
     }
-    if (loop_count >= 0) {
-        unsigned char netscape[11], loop[3] = {1, (unsigned char)(loop_count & 0xFF), (unsigned char)(loop_count >> 8)};
-        memcpy(netscape, "NETSCAPE2.0", 11);
-        if (EGifPutExtensionLeader(encoder->gif, APPLICATION_EXT_FUNC_CODE) == GIF_ERROR ||
-            EGifPutExtensionBlock(encoder->gif, 11, netscape) == GIF_ERROR ||
-            EGifPutExtensionBlock(encoder->gif, 3, loop) == GIF_ERROR ||
-            EGifPutExtensionTrailer(encoder->gif) == GIF_ERROR) {
-            tc_gif_encoder_destroy(encoder);
-            return NULL;
-        }
-    }
+    encoder->loop_at = encoder->size;
     return encoder;
 }
 
@@ -350,7 +341,7 @@ tc_status tc_gif_encoder_add(tc_gif_encoder *encoder, int x, int y, int width, i
     return TC_OK;
 }
 
-tc_status tc_gif_encoder_finish(tc_gif_encoder *encoder, tc_encoded *out) {
+tc_status tc_gif_encoder_finish(tc_gif_encoder *encoder, int loop_count, tc_encoded *out) {
     memset(out, 0, sizeof *out);
     int error = 0;
     int closed = EGifCloseFile(encoder->gif, &error);
@@ -359,6 +350,25 @@ tc_status tc_gif_encoder_finish(tc_gif_encoder *encoder, tc_encoded *out) {
         snprintf(out->message, sizeof out->message, "GIF writer error: %s",
                  encoder->failed ? "out of memory" : GifErrorString(error));
         return TC_CORRUPT;
+    }
+    if (loop_count >= 0) {
+        // The NETSCAPE2.0 application extension, as EGifPutExtensionLeader/Block/Trailer write it, placed after the
+        // screen descriptor where readers expect it: the frames were written as they came, before the count was known.
+        uint8_t loop[19] = {0x21, 0xFF, 11, 'N', 'E', 'T', 'S', 'C', 'A', 'P', 'E', '2', '.', '0', 3, 1,
+                            (uint8_t)(loop_count & 0xFF), (uint8_t)((loop_count >> 8) & 0xFF), 0};
+        if (encoder->size + sizeof loop > encoder->capacity) {
+            uint8_t *grown = realloc(encoder->data, encoder->size + sizeof loop);
+            if (!grown) {
+                snprintf(out->message, sizeof out->message, "GIF writer error: out of memory");
+                return TC_NO_MEMORY;
+            }
+            encoder->data = grown;
+            encoder->capacity = encoder->size + sizeof loop;
+        }
+        memmove(encoder->data + encoder->loop_at + sizeof loop, encoder->data + encoder->loop_at,
+                encoder->size - encoder->loop_at);
+        memcpy(encoder->data + encoder->loop_at, loop, sizeof loop);
+        encoder->size += sizeof loop;
     }
     out->data = encoder->data;  // malloc'd: released with tc_free
     out->size = encoder->size;

@@ -71,10 +71,9 @@ struct tc_webp_animation_encoder {
     WebPAnimEncoder *encoder;
     WebPConfig config;
     int width, height;
-    int loop_count;
 };
 
-tc_webp_animation_encoder *tc_webp_animation_encoder_create(int width, int height, int loop_count, int quality) {
+tc_webp_animation_encoder *tc_webp_animation_encoder_create(int width, int height, int quality) {
     tc_webp_animation_encoder *encoder = calloc(1, sizeof *encoder);
     if (!encoder) return NULL;
     WebPAnimEncoderOptions options;
@@ -84,11 +83,10 @@ tc_webp_animation_encoder *tc_webp_animation_encoder_create(int width, int heigh
     }
     encoder->config.method = 4;
     encoder->config.alpha_quality = 100;
-    options.anim_params.loop_count = loop_count < 0 ? 1 : loop_count;
+    // The loop count is set in the file at finish (set_loop_count): it is known once every frame was read.
     options.allow_mixed = 0;
     encoder->width = width;
     encoder->height = height;
-    encoder->loop_count = loop_count;
     encoder->encoder = WebPAnimEncoderNew(width, height, &options);
     if (!encoder->encoder) {
         free(encoder);
@@ -127,8 +125,33 @@ tc_status tc_webp_animation_encoder_add(tc_webp_animation_encoder *encoder, cons
     return TC_OK;
 }
 
-tc_status tc_webp_animation_encoder_finish(tc_webp_animation_encoder *encoder, int end_ms, tc_encoded *out) {
+/// Sets the loop count in the ANIM chunk of an assembled animation (libwebp writes the count given when the encoder
+/// was made, before any frame was read); a file libwebp turned into a still has no ANIM chunk and is left as it is.
+static void set_loop_count(uint8_t *data, size_t size, int loop_count) {
+    size_t at = 12;  // "RIFF", size, "WEBP"
+    while (at + 8 <= size) {
+        uint32_t length = (uint32_t)data[at + 4] | (uint32_t)data[at + 5] << 8 | (uint32_t)data[at + 6] << 16 |
+                          (uint32_t)data[at + 7] << 24;
+        if (memcmp(data + at, "ANIM", 4) == 0) {
+            // Background colour (4 bytes), then the loop count (16 bits, little-endian).
+            if (length >= 6 && at + 8 + 6 <= size) {
+                data[at + 12] = (uint8_t)(loop_count & 0xFF);
+                data[at + 13] = (uint8_t)((loop_count >> 8) & 0xFF);
+            }
+            return;
+        }
+        if (length > size - at - 8) return;
+        at += 8 + (size_t)length + (length & 1);
+    }
+}
+
+tc_status tc_webp_animation_encoder_finish(tc_webp_animation_encoder *encoder, int end_ms, int loop_count,
+                                           tc_encoded *out) {
     memset(out, 0, sizeof *out);
+    if (loop_count > 65535) {
+        snprintf(out->message, sizeof out->message, "a WebP loop count is at most 65535, not %d", loop_count);
+        return TC_UNSUPPORTED;
+    }
     WebPData assembled = {NULL, 0};
     if (!WebPAnimEncoderAdd(encoder->encoder, NULL, end_ms, NULL) ||
         !WebPAnimEncoderAssemble(encoder->encoder, &assembled)) {
@@ -137,6 +160,8 @@ tc_status tc_webp_animation_encoder_finish(tc_webp_animation_encoder *encoder, i
         WebPDataClear(&assembled);
         return TC_CORRUPT;
     }
+    // Not given (the source said nothing): played once.
+    set_loop_count((uint8_t *)assembled.bytes, assembled.size, loop_count < 0 ? 1 : loop_count);
     out->data = (uint8_t *)assembled.bytes;  // malloc'd by libwebp: released with tc_free
     out->size = assembled.size;
     return TC_OK;

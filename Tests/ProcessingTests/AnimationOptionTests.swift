@@ -36,7 +36,7 @@ import Processing
         let frame = PixelBuffer(width: 6, height: 6, channels: 3, pixels: (0..<36).flatMap { (i: Int) -> [UInt8] in
             (1...4).contains(i % 6) && (1...4).contains(i / 6) ? [255, 0, 0] : [255, 255, 255]
         })
-        let gif = try EncodeSettings(format: .gif).encode(RenderedAnimation(frames: [frame, frame], delays: [100, 100], loopCount: 0)).data
+        let gif = try EncodeSettings(format: .gif).encode(frames: [frame, frame], delays: [100, 100], loopCount: 0).data
         let options = try ProcessingOptions(parsing: "t:10")
         #expect(try options.trimBounds(of: .data(gif), animated: true) == nil)
         #expect(try options.trimBounds(of: .data(gif), animated: false) == ProcessingPlan.Rect(x: 1, y: 1, width: 4, height: 4))

@@ -17,7 +17,7 @@ import ThumbcacheKit
         let frames = [[UInt8]]([[255, 0, 0], [0, 255, 0], [0, 0, 255]]).map { colour in
             PixelBuffer(width: 8, height: 6, channels: 3, pixels: Array((0..<48).map { _ in colour }.joined()))
         }
-        return try EncodeSettings(format: .gif).encode(RenderedAnimation(frames: frames, delays: [50, 70, 100], loopCount: 0)).data
+        return try EncodeSettings(format: .gif).encode(frames: frames, delays: [50, 70, 100], loopCount: 0).data
     }
 
     static func frameCount(_ data: Data) throws -> Int? { try ImageDecoder.probe(data).frameCount }

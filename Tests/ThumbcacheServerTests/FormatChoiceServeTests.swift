@@ -35,7 +35,7 @@ import ThumbcacheKit
                 return [UInt8(x * 4), UInt8(y * 5), UInt8(frame * 100)]
             })
         }
-        return try EncodeSettings(format: format).encode(RenderedAnimation(frames: frames, delays: [50, 70, 100], loopCount: 0)).data
+        return try EncodeSettings(format: format).encode(frames: frames, delays: [50, 70, 100], loopCount: 0).data
     }
 
     @Test func anAnimatedGIFAskedWithAVIFAndWebPIsAnAnimatedWebP() async throws {

@@ -57,7 +57,7 @@ struct FormatCommandTests {
             PixelBuffer(width: 20, height: 10, channels: 3, pixels: Array(repeating: [UInt8(i * 60), 100, 200], count: 200).flatMap { $0 })
         }
         let input = directory.appendingPathComponent("in.gif")
-        try EncodeSettings(format: .gif).encode(RenderedAnimation(frames: frames, delays: [80, 80, 80, 80], loopCount: 0))
+        try EncodeSettings(format: .gif).encode(frames: frames, delays: [80, 80, 80, 80], loopCount: 0)
             .data.write(to: input)
         for (name, extra, expected) in [("a.gif", [String](), 4), ("a.webp", [], 4), ("first.gif", ["--max-animation-frames", "1"], 1)] {
             let output = directory.appendingPathComponent(name)

@@ -54,15 +54,18 @@ void tc_webp_animation_info(const tc_webp_animation *animation, int *width, int 
 tc_status tc_webp_animation_next(tc_webp_animation *animation, const uint8_t **canvas, int *timestamp_ms, int *found,
                                  char message[TC_MESSAGE_CAPACITY]);
 
-/// Animated WebP through libwebpmux's WebPAnimEncoder: lossy at `quality` (method 4), frames added in order.
+/// Animated WebP through libwebpmux's WebPAnimEncoder: lossy at `quality` (method 4), frames added in order as they
+/// are rendered.
 typedef struct tc_webp_animation_encoder tc_webp_animation_encoder;
-tc_webp_animation_encoder *tc_webp_animation_encoder_create(int width, int height, int loop_count, int quality);
+tc_webp_animation_encoder *tc_webp_animation_encoder_create(int width, int height, int quality);
 void tc_webp_animation_encoder_destroy(tc_webp_animation_encoder *encoder);
 /// Adds RGBA or RGB rows shown from `timestamp_ms` on.
 tc_status tc_webp_animation_encoder_add(tc_webp_animation_encoder *encoder, const uint8_t *pixels, size_t stride,
                                         int channels, int timestamp_ms, tc_encoded *error);
-/// Ends the last frame at `end_ms` and assembles the file.
-tc_status tc_webp_animation_encoder_finish(tc_webp_animation_encoder *encoder, int end_ms, tc_encoded *out);
+/// Ends the last frame at `end_ms` and assembles the file, looping `loop_count` times (0: forever; -1, not stated:
+/// once), a count known only once every frame was read.
+tc_status tc_webp_animation_encoder_finish(tc_webp_animation_encoder *encoder, int end_ms, int loop_count,
+                                           tc_encoded *out);
 
 // MARK: GIF
 
@@ -120,16 +123,16 @@ tc_status tc_gif_count_frames(const uint8_t *data, size_t size, int limit, int *
 
 /// A GIF writer: frames of palette indices, each with its own palette (a local colour table) and delay.
 typedef struct tc_gif_encoder tc_gif_encoder;
-/// `loop_count` -1 writes no NETSCAPE2.0 extension (a still, or play once), 0 loops forever.
-tc_gif_encoder *tc_gif_encoder_create(int width, int height, int loop_count);
+tc_gif_encoder *tc_gif_encoder_create(int width, int height);
 void tc_gif_encoder_destroy(tc_gif_encoder *encoder);
 /// One frame: `width` x `height` indices into `palette` (`colors` RGB triplets, 2-256) placed at (`x`, `y`) on the
 /// canvas; `transparent_index` -1 for none; disposal 1 (keep) or 2 (clear its rectangle to transparent).
 tc_status tc_gif_encoder_add(tc_gif_encoder *encoder, int x, int y, int width, int height, const uint8_t *indices,
                              const uint8_t *palette, int colors, int transparent_index, int delay_cs, int disposal,
                              tc_encoded *error);
-/// The file; the encoder is spent.
-tc_status tc_gif_encoder_finish(tc_gif_encoder *encoder, tc_encoded *out);
+/// The file; the encoder is spent. `loop_count` -1 writes no NETSCAPE2.0 extension (a still, or play once), 0 loops
+/// forever: given at the end, as a source may state it after its first frame, and placed after the screen descriptor.
+tc_status tc_gif_encoder_finish(tc_gif_encoder *encoder, int loop_count, tc_encoded *out);
 
 /// Quantises RGBA rows to at most `max_colors` (2-256) palette entries by median cut on a 5-bit-per-channel
 /// histogram refined by two k-means passes, then maps each pixel with Floyd-Steinberg error diffusion of `dither` percent of the error (0: none). Pixels with alpha below

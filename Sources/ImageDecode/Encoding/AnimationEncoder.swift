@@ -1,36 +1,31 @@
 import Foundation
-import CWebpGifAvifGlue
-import CJpegPngGlue
 
-/// Writes a `RenderedAnimation` as animated WebP (libwebpmux's WebPAnimEncoder, lossy at `quality`, method 4) or
-/// animated GIF (`GIFEncoder`); the formats that save animation (`ImageFormat.savesAnimation`).
+/// The animation writers of the formats that save animation (`ImageFormat.savesAnimation`): animated GIF
+/// (`GIFEncoder`) and animated WebP (`WebPAnimationEncoder`, lossy at the quality given). Each takes frames one at a
+/// time, as `PlanRenderer.renderAnimation` renders them.
 enum AnimationEncoder {
-    static func encode(_ animation: RenderedAnimation, as format: ImageFormat, quality: Int) throws(ImageDecodeError) -> Data {
+    static func writer(for format: ImageFormat, quality: Int) throws(ImageDecodeError) -> any AnimationWriter {
         switch format {
-        case .gif: return try GIFEncoder.encode(animation)
-        case .webp: return try webp(animation, quality: quality)
+        case .gif: return GIFEncoder()
+        case .webp: return WebPAnimationEncoder(quality: quality)
         default: throw .invalidRequest("\(format.rawValue) cannot hold an animation; choose gif or webp")
         }
     }
 
-    private static func webp(_ animation: RenderedAnimation, quality: Int) throws(ImageDecodeError) -> Data {
-        guard let encoder = tc_webp_animation_encoder_create(Int32(animation.width), Int32(animation.height),
-                                                             Int32(animation.loopCount ?? -1), Int32(quality)) else {
-            throw .encodeFailed("libwebp cannot make an animation of \(animation.width)x\(animation.height)")
+    /// What `format`'s writer holds at most (`AnimationWriter.workingMemory`); 0 for a format that cannot animate.
+    static func workingMemory(for format: ImageFormat, width: Int, height: Int, frames: Int) -> Int {
+        switch format {
+        case .gif: return GIFEncoder.workingMemory(width: width, height: height, frames: frames)
+        case .webp: return WebPAnimationEncoder.workingMemory(width: width, height: height, frames: frames)
+        default: return 0
         }
-        defer { tc_webp_animation_encoder_destroy(encoder) }
-        var timestamp = 0
-        var error = tc_encoded()
-        for (frame, delay) in zip(animation.frames, animation.delays) {
-            let status = frame.pixels.withUnsafeBufferPointer { pixels in
-                tc_webp_animation_encoder_add(encoder, pixels.baseAddress, frame.rowBytes, Int32(frame.channels),
-                                              Int32(clamping: timestamp), &error)
-            }
-            guard status == TC_OK else { _ = try takeEncoded(&error, status: status); return Data() }
-            timestamp += delay
-        }
-        var out = tc_encoded()
-        let status = tc_webp_animation_encoder_finish(encoder, Int32(clamping: timestamp), &out)
-        return try takeEncoded(&out, status: status)
+    }
+
+    /// Frames a caller already holds (made in memory, as tests do), through `format`'s writer.
+    static func encode(_ frames: [PixelBuffer], delays: [Int], loopCount: Int?, as format: ImageFormat,
+                       quality: Int) throws(ImageDecodeError) -> Data {
+        let writer = try writer(for: format, quality: quality)
+        for (frame, delay) in zip(frames, delays) { try writer.add(frame, delay: delay) }
+        return try writer.finish(loopCount: loopCount)
     }
 }

@@ -30,30 +30,43 @@ public struct EncodeSettings: Sendable, Hashable {
         }
     }
 
-    /// Encodes `animation` (GIF or WebP: `ImageFormat.savesAnimation`), stepping the quality down as `encode` does.
+    /// Encodes frames a caller holds (GIF or WebP: `ImageFormat.savesAnimation`), stepping the quality down as
+    /// `encode` does. A render is not held like this: `answerAnimation` writes each frame as it is rendered.
     /// Animations carry no metadata (imgproxy strips it from them too).
-    public func encode(_ animation: RenderedAnimation) throws(ImageDecodeError) -> (data: Data, quality: Int) {
+    public func encode(frames: [PixelBuffer], delays: [Int], loopCount: Int?) throws(ImageDecodeError) -> (data: Data, quality: Int) {
         try fitting { (quality) throws(ImageDecodeError) in
-            try AnimationEncoder.encode(animation, as: format, quality: quality)
+            try AnimationEncoder.encode(frames, delays: delays, loopCount: loopCount, as: format, quality: quality)
         }
     }
 
     /// The `max_bytes` loop around one encode at a given quality (PNG and GIF are lossless: encoded once).
     private func fitting(_ encode: (Int) throws(ImageDecodeError) -> Data) throws(ImageDecodeError) -> (data: Data, quality: Int) {
+        try checkEncodable()
+        var quality = self.quality
+        while true {
+            let data = try encode(quality)
+            guard let lower = nextQuality(after: data, at: quality) else { return (data, quality) }
+            quality = lower
+        }
+    }
+
+    /// Refuses a format that is not written and a quality out of 1…100, before anything is encoded.
+    fileprivate func checkEncodable() throws(ImageDecodeError) {
         guard format.isEncodable else { throw .invalidRequest(ImageEncoder.unwritable(format)) }
         guard (1...100).contains(quality) else {
             throw .invalidRequest("quality must be between 1 and 100, got \(quality)")
         }
-        var quality = self.quality
-        while true {
-            let data = try encode(quality)
-            guard maxBytes > 0, format != .png, format != .gif, data.count > maxBytes, quality > Self.maxBytesQualityFloor else {
-                return (data, quality)
-            }
-            let over = Double(data.count) / Double(maxBytes)
-            let factor = over > 3 ? 0.25 : over > 1.5 ? 0.5 : 0.75
-            quality = max(1, Int(Double(quality) * factor))
+    }
+
+    /// imgproxy's `saveImageToFitBytes` step: the quality tried after `data`, written at `quality`, is over
+    /// `maxBytes`; nil when `data` is answered (it fits, the format is lossless, or the floor is reached).
+    fileprivate func nextQuality(after data: Data, at quality: Int) -> Int? {
+        guard maxBytes > 0, format != .png, format != .gif, data.count > maxBytes, quality > Self.maxBytesQualityFloor else {
+            return nil
         }
+        let over = Double(data.count) / Double(maxBytes)
+        let factor = over > 3 ? 0.25 : over > 1.5 ? 0.5 : 0.75
+        return max(1, Int(Double(quality) * factor))
     }
 }
 
@@ -85,20 +98,50 @@ extension EncodeSettings {
 }
 
 extension EncodeSettings {
-    /// A rendered animation as its answer, as `answer(_:sourceInfo:...)` does for a still: with `fallback` (when it
-    /// saves animation too) encoded beside it and the smaller kept (`FormatFallback`).
-    public func answer(_ animation: RenderedAnimation, sourceInfo: ImageInfo, fallback: EncodeSettings? = nil,
-                       cancellation: RenderCancellation? = nil) throws(ImageDecodeError) -> Thumbnail {
+    /// The formats an animation answered in `format` is written in at once: `format`, and a negotiated request's
+    /// `fallback` when it saves animation too (`FormatFallback`). One place for the rule, for `answerAnimation` and
+    /// for the memory it reserves (`PlanRenderer.workingMemory(forAnimation:...formats:)`).
+    public static func animationFormats(_ format: ImageFormat, fallback: ImageFormat?) -> [ImageFormat] {
+        guard let fallback, fallback.savesAnimation, fallback != format else { return [format] }
+        return [format, fallback]
+    }
+
+    /// An animation as its answer, as `answer(_:sourceInfo:...)` is for a still, with no frame held: `render` renders
+    /// it (`PlanRenderer.renderAnimation(from:...into:)`) into the writers it is given, each frame written as it
+    /// comes. With `fallback` (when it saves animation too) both formats are written from one render and the smaller
+    /// kept (`FormatFallback`). A lossy file over `max_bytes` is rendered again at the next lower quality, as
+    /// `encode` steps a still's (the frames are not kept between tries); each format steps on its own.
+    public func answerAnimation(sourceInfo: ImageInfo, fallback: EncodeSettings? = nil, cancellation: RenderCancellation? = nil,
+                                render: ([any AnimationWriter]) throws(ImageDecodeError) -> RenderedAnimation)
+        throws(ImageDecodeError) -> Thumbnail
+    {
         try cancellation.check()
-        let encoded = try encode(animation).data
-        var thumbnail = Thumbnail(data: encoded, format: format, width: animation.width, height: animation.height,
+        let second = Self.animationFormats(format, fallback: fallback?.format).count > 1 ? fallback : nil
+        let targets = [self] + (second.map { [$0] } ?? [])
+        for target in targets { try target.checkEncodable() }
+        // The quality each format is written at next; nil once its file is answered.
+        var qualities: [Int?] = targets.map { $0.quality }
+        var files = [Data](repeating: Data(), count: targets.count)
+        var rendered: RenderedAnimation
+        repeat {
+            var writers = [any AnimationWriter](), written = [Int]()
+            for (index, target) in targets.enumerated() {
+                guard let quality = qualities[index] else { continue }
+                files[index] = Data()  // a file over max_bytes is not kept while the next is written
+                writers.append(try AnimationEncoder.writer(for: target.format, quality: quality))
+                written.append(index)
+            }
+            rendered = try render(writers)
+            for (index, writer) in zip(written, writers) {
+                files[index] = try writer.finish(loopCount: rendered.loopCount)
+                qualities[index] = targets[index].nextQuality(after: files[index], at: qualities[index]!)
+            }
+        } while qualities.contains(where: { $0 != nil })
+        var thumbnail = Thumbnail(data: files[0], format: format, width: rendered.width, height: rendered.height,
                                   sourceInfo: sourceInfo)
-        thumbnail.frames = animation.frames.count
-        guard let fallback, fallback.format.savesAnimation else { return thumbnail }
-        let answer = try FormatFallback.answer(encoded, as: format, fallback: fallback.format) { () throws(ImageDecodeError) in
-            try cancellation.check()
-            return try fallback.encode(animation).data
-        }
+        thumbnail.frames = rendered.frameCount
+        guard let second else { return thumbnail }
+        let answer = try FormatFallback.answer(files[0], as: format, fallback: second.format) { () throws(ImageDecodeError) in files[1] }
         (thumbnail.data, thumbnail.format, thumbnail.declined) = (answer.data, answer.format, answer.declined)
         return thumbnail
     }

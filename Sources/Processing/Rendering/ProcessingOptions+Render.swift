@@ -52,15 +52,17 @@ extension ProcessingOptions {
         processesAsAnimation(source, limits: limits) && format.savesAnimation
     }
 
-    /// The memory the render of `plan` will reserve, from `input`'s header: an animation's (all its frames) when
-    /// `keepsAnimation`, else a still's (with the encoder of `format` or of the `fallback` also written, whichever
-    /// holds more), and with `trim` the larger of that and the trim scan's (`TrimFinder`).
+    /// The memory the render of `plan` will reserve, from `input`'s header: an animation's (one frame's render and
+    /// the writers of `format` and of the `fallback`, fed at once) when `keepsAnimation`, else a still's (with the
+    /// encoder of `format` or of the `fallback` also written, whichever holds more), and with `trim` the larger of
+    /// that and the trim scan's (`TrimFinder`).
     public func workingMemory(of input: EncodedImage, plan: ProcessingPlan, sourceInfo: ImageInfo, format: ImageFormat,
                               fallback: ImageFormat? = nil, limits: RenderLimits,
                               watermark: WatermarkImage? = nil) throws(ImageDecodeError) -> Int {
         if keepsAnimation(of: sourceInfo, in: format, limits: limits) {
             return try PlanRenderer().workingMemory(forAnimation: input, plan: plan, effects: renderEffects(watermark: watermark),
-                                                    autoRotate: autoRotate, limits: limits)
+                                                    autoRotate: autoRotate, limits: limits,
+                                                    formats: EncodeSettings.animationFormats(format, fallback: fallback))
         }
         let render = try PlanRenderer().workingMemory(for: input, plan: plan, effects: renderEffects(watermark: watermark),
                                                       autoRotate: autoRotate, limits: limits,
@@ -82,12 +84,15 @@ extension ProcessingOptions {
                        watermark: WatermarkImage? = nil,
                        cancellation: RenderCancellation? = nil) throws(ImageDecodeError) -> Thumbnail {
         if keepsAnimation(of: sourceInfo, in: format, limits: limits) {
-            let animation = try PlanRenderer().renderAnimation(from: input, plan: plan, effects: renderEffects(watermark: watermark),
-                                                               autoRotate: autoRotate, limits: limits, cancellation: cancellation)
+            // Each frame goes to the encoders as it is rendered (`EncodeSettings.answerAnimation`).
+            let effects = renderEffects(watermark: watermark)
             return try encodeSettings(for: format, default: defaultQuality, metadata: metadataDefaults)
-                .answer(animation, sourceInfo: sourceInfo,
-                        fallback: fallback.map { encodeSettings(for: $0, default: defaultQuality, metadata: metadataDefaults) },
-                        cancellation: cancellation)
+                .answerAnimation(sourceInfo: sourceInfo,
+                                 fallback: fallback.map { encodeSettings(for: $0, default: defaultQuality, metadata: metadataDefaults) },
+                                 cancellation: cancellation) { (writers) throws(ImageDecodeError) in
+                    try PlanRenderer().renderAnimation(from: input, plan: plan, effects: effects, autoRotate: autoRotate,
+                                                       limits: limits, cancellation: cancellation, into: writers)
+                }
         }
         let keepsProfile = metadataPolicy(defaults: metadataDefaults).keepsProfile(of: sourceInfo)
         let image = try PlanRenderer().render(from: input, plan: plan, effects: renderEffects(watermark: watermark), autoRotate: autoRotate,
