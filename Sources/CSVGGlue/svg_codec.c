@@ -7,7 +7,15 @@
 #include <cairo.h>
 #include <gio/gio.h>
 
+/// Parses (librsvg handles built from a document) made on the calling thread: read by tests to check that a thumbnail
+/// parses its SVG once (`OpenedImage`). Per thread, so tests running at once do not count each other's parses; one
+/// increment per parse, nothing else.
+static _Thread_local unsigned long parses_on_this_thread;
+
+unsigned long tc_svg_parses_on_this_thread(void) { return parses_on_this_thread; }
+
 struct tc_svg_decoder {
+    /// The caller's bytes, until the parse has read them (NULL after: the handle holds the whole document).
     const uint8_t *data;
     size_t size;
     RsvgHandle *handle;
@@ -63,8 +71,13 @@ tc_status tc_svg_read_header(tc_svg_decoder *decoder, tc_svg_header *header) {
     GInputStream *stream = g_memory_input_stream_new_from_data(decoder->data, (gssize)decoder->size, NULL);
     if (!stream) return fail(decoder, TC_NO_MEMORY, "out of memory");
     GError *error = NULL;
+    parses_on_this_thread++;
     decoder->handle = rsvg_handle_new_from_stream_sync(stream, NULL, RSVG_HANDLE_FLAGS_NONE, NULL, &error);
     g_object_unref(stream);
+    // librsvg has read the whole stream: nothing of the caller's bytes is used again, so an open document may outlive
+    // them (`SVGDocument`, kept from probe to render by `OpenedImage`).
+    decoder->data = NULL;
+    decoder->size = 0;
     if (!decoder->handle) return fail_with(decoder, TC_CORRUPT, "librsvg cannot read the SVG", error);
 
     const double dpi = 72;  // libvips' natural size (imgproxy's): 1in is 72 px

@@ -28,6 +28,8 @@ public struct Thumbnailer: Sendable {
     public func makeThumbnail(from input: EncodedImage, _ request: ThumbnailRequest,
                               cancellation: RenderCancellation? = nil) throws(ImageDecodeError) -> Thumbnail {
         try request.validate()
+        // Opened once for the probe and the render: an SVG is parsed once (`OpenedImage`).
+        let input = input.openedOnce()
         // Under the pixel limit: an SVG's size is the size it is drawn at (`SVGDecoder`).
         let info = try ImageDecoder.probe(input, maxPixels: request.maxPixels)
         // A profile kept (`stripColorProfile` off) describes the stored values: they are left unconverted.
@@ -47,6 +49,7 @@ public struct Thumbnailer: Sendable {
     /// `overMemoryBudget` (or `tooLarge`) when `makeThumbnail` would refuse the source for it.
     public func workingMemory(for input: EncodedImage, _ request: ThumbnailRequest) throws(ImageDecodeError) -> Int {
         try request.validate()
+        let input = input.openedOnce()
         return try PlanRenderer().workingMemory(for: input, plan: request.plan(for: ImageDecoder.probe(input, maxPixels: request.maxPixels)),
                                                 limits: request.limits, formats: request.format.map { [$0] } ?? [])
     }

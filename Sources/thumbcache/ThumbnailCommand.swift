@@ -96,17 +96,19 @@ struct ThumbnailCommand: ParsableCommand {
         var refused = false, unwritten = false
         for input in inputs {
             let thumbnail: Thumbnail
+            // Read as it decodes: memory follows the thumbnail, not the size of the file. Opened once for every
+            // read of it here (probe, estimate, render): an SVG is parsed once (`OpenedImage`).
+            let image = EncodedImage.file(input).openedOnce()
             do {
-                if let passed = try Self.passedThrough(input, options: processing, asked: request.format) {
+                if let passed = try Self.passedThrough(input, image: image, options: processing, asked: request.format) {
                     thumbnail = passed
                 } else {
-                    // Read as it decodes: memory follows the thumbnail, not the size of the file.
                     thumbnail = try processing.map { options throws(ImageDecodeError) in
-                        try Self.processed(.file(input), options: options, asked: request.format,
+                        try Self.processed(image, options: options, asked: request.format,
                                            quality: { quality ?? qualities[$0] }, request: request,
                                            maxEffectWork: decode.maxEffectWork, metadata: metadata, watermark: watermark,
                                            animation: (decode.maxAnimationFrames, decode.maxAnimationFrameResolution))
-                    } ?? thumbnailer.makeThumbnail(from: .file(input), request)
+                    } ?? thumbnailer.makeThumbnail(from: image, request)
                 }
             } catch {
                 refused = true
@@ -142,10 +144,11 @@ struct ThumbnailCommand: ParsableCommand {
     }
 
     /// An SVG source itself, sanitised, when serve would answer it so (`ProcessingOptions.passesThrough`): asked
-    /// as svg, or with `--options` naming no format. Nil: the input is drawn.
-    static func passedThrough(_ input: String, options: ProcessingOptions?, asked: ImageFormat?) throws(ImageDecodeError) -> Thumbnail? {
+    /// as svg, or with `--options` naming no format. Nil: the input is drawn. `image`: the file at `input`.
+    static func passedThrough(_ input: String, image: EncodedImage, options: ProcessingOptions?,
+                              asked: ImageFormat?) throws(ImageDecodeError) -> Thumbnail? {
         guard asked == .svg || (options != nil && asked == nil) else { return nil }
-        let info = try ImageDecoder.probe(.file(input))
+        let info = try ImageDecoder.probe(image)
         guard (options ?? ProcessingOptions()).passesThrough(asked: asked, source: info.format, alwaysRasterize: false) else { return nil }
         let data: Data
         do { data = try Data(contentsOf: URL(fileURLWithPath: input)) } catch {

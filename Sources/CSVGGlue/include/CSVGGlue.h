@@ -18,14 +18,18 @@ typedef struct {
     double width, height;
 } tc_svg_header;
 
-/// Wraps `data` (not copied; it must outlive the decoder). Returns NULL only when out of memory.
+/// Wraps `data` (not copied; it must outlive `tc_svg_read_header`, and is not used after it). Returns NULL only when out of memory.
 tc_svg_decoder *tc_svg_decoder_create(const uint8_t *data, size_t size);
 void tc_svg_decoder_destroy(tc_svg_decoder *decoder);
 const char *tc_svg_message(const tc_svg_decoder *decoder);
-/// Parses the whole document (librsvg reads it into its tree here) and works out its natural size.
+/// Parses the whole document (librsvg reads it into its tree here) and works out its natural size. The handle then
+/// renders any number of times (`tc_svg_render`), from one thread at a time.
 tc_status tc_svg_read_header(tc_svg_decoder *decoder, tc_svg_header *header);
 /// Renders the whole document fitted to `width` x `height` into `out` (RGBA, not premultiplied, rows `stride`
 /// bytes apart, stride >= width * 4 and a multiple of 4). Sides over cairo's 32767 are TC_UNSUPPORTED.
 tc_status tc_svg_render(tc_svg_decoder *decoder, int width, int height, uint8_t *out, size_t stride);
+
+/// How many documents `tc_svg_read_header` has parsed on the calling thread (for tests: one parse per thumbnail).
+unsigned long tc_svg_parses_on_this_thread(void);
 
 #endif

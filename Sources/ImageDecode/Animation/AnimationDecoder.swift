@@ -34,6 +34,8 @@ enum AnimationDecoder {
     ) throws(ImageDecodeError) -> Result {
         let data: Data
         switch input {
+        // Frame readers are opened here, not kept (`OpenedImage` keeps only a reusable still decoder).
+        case .opened(let opened): return try withFrames(for: opened.source, body)
         case .data(let bytes): data = bytes
         case .file(let path):
             guard let file = fopen(path, "rb") else {

@@ -29,12 +29,19 @@ protocol RowDecoder: AnyObject {
     /// A vector's decoder draws at any size (`start(shrink:)` below 1 enlarges): an enlarged result is drawn, not
     /// upsampled from the natural size, as libvips loads a vector at the scale imgproxy's plan needs.
     var drawsAtAnyScale: Bool { get }
+    /// A decoder of the same open for another pixel limit, for a decoder whose open is costly and leaves it reusable:
+    /// it holds nothing of the bytes once open, and a read does not consume what was opened (librsvg's parsed tree
+    /// draws any number of times). `OpenedImage` keeps one from the probe to the render instead of opening the source
+    /// again for each; the memory limit an open is given is not passed on (a reusable decoder takes none). Nil (the
+    /// default): every use opens the source anew, as a header read is cheap and a started decoder is spent.
+    func reopened(maxPixels: Int) -> (any RowDecoder)?
 }
 
 extension RowDecoder {
     /// Decoders that deliver full size, or rescale to exactly the delivered size (libwebp), span their count.
     var decodedExtent: (width: Double, height: Double)? { nil }
     var drawsAtAnyScale: Bool { false }
+    func reopened(maxPixels: Int) -> (any RowDecoder)? { nil }
 }
 
 /// Entry points for probing and decoding every readable format (`ImageFormat.isDecodable`), in memory or on disk.
@@ -75,6 +82,8 @@ public enum ImageDecoder {
         _ body: (any RowDecoder) throws(ImageDecodeError) -> Result
     ) throws(ImageDecodeError) -> Result {
         switch input {
+        case .opened(let opened):
+            return try opened.withDecoder(maxPixels: maxPixels, maxMemory: maxMemory, body)
         case .data(let data):
             guard let format = ImageFormat.sniff(data) else { throw .unrecognizedFormat }
             let outcome: Swift.Result<Result, ImageDecodeError> = data.withUnsafeBytes { bytes in

@@ -9,7 +9,8 @@ import CJpegPngGlue
 /// `maxPixels` is not refused but scaled down to fit them (imgproxy's `vectorGuardScale`), and no enlarged drawing
 /// exceeds them either (the resizer enlarges the rest): the pixel limit bounds what is rasterised.
 /// Nothing outside the bytes is read: no base URI (librsvg loads no file and no URL, only `data:`), libxml2's
-/// limits on (`RSVG_HANDLE_FLAG_UNLIMITED` off). One handle per decode, used on one thread.
+/// limits on (`RSVG_HANDLE_FLAG_UNLIMITED` off). The parsed document (`SVGDocument`) is shared by every decoder made
+/// from it under another pixel limit (`reopened(maxPixels:)`), so a request parses its SVG once (`OpenedImage`).
 final class SVGDecoder: RowDecoder {
     /// libxml2 refuses text nodes above 10 MB without its huge-document flag; the DOM librsvg builds is a few times
     /// the text. Per input byte, in the working-memory estimate.
@@ -19,36 +20,38 @@ final class SVGDecoder: RowDecoder {
     var rowProfile: ColorProfile? { nil }
     /// The natural size divided by `info`'s: above 1 when the document was scaled down to fit the pixel limit.
     let guardShrink: Double
-    private let handle: OpaquePointer
-    private let inputBytes: Int
+    private let document: SVGDocument
     /// The least `shrink` draws: the enlargement that reaches `maxPixels`.
     private let leastShrink: Double
     private let maxPixels: Int
     private var output = (width: 0, height: 0)
 
-    /// Reads `bytes` (which must outlive the decoder) into librsvg's tree and works out the natural size.
-    init(_ bytes: UnsafeRawBufferPointer, maxPixels: Int) throws(ImageDecodeError) {
-        try SVGTextBudget.check(bytes)
-        let (handle, header) = try DecoderGlue.open(bytes, empty: tc_svg_header(), create: tc_svg_decoder_create,
-                                                    read: tc_svg_read_header, message: tc_svg_message,
-                                                    destroy: tc_svg_decoder_destroy)
-        self.handle = handle
-        inputBytes = bytes.count
+    /// Parses `bytes` (read only here) into librsvg's tree and works out the natural size.
+    convenience init(_ bytes: UnsafeRawBufferPointer, maxPixels: Int) throws(ImageDecodeError) {
+        self.init(try SVGDocument(bytes), maxPixels: maxPixels)
+    }
+
+    /// A decoder of a parsed document, its size fitted to `maxPixels`.
+    init(_ document: SVGDocument, maxPixels: Int) {
+        self.document = document
         self.maxPixels = maxPixels
-        let declared = header.width * header.height
+        let declared = document.naturalWidth * document.naturalHeight
         guardShrink = declared > Double(maxPixels) ? (declared / Double(max(1, maxPixels))).squareRoot() : 1
         // libvips rounds half up; at least a pixel each way.
-        let width = max(1, Int((header.width / guardShrink + 0.5).rounded(.down)))
-        let height = max(1, Int((header.height / guardShrink + 0.5).rounded(.down)))
+        let width = max(1, Int((document.naturalWidth / guardShrink + 0.5).rounded(.down)))
+        let height = max(1, Int((document.naturalHeight / guardShrink + 0.5).rounded(.down)))
         info = ImageInfo(format: .svg, width: width, height: height, hasAlpha: true)
         // Capped at 2^40 pixels whatever `maxPixels` says (`.max` for a probe), so a drawn size's product never
         // overflows.
         leastShrink = min(1, (Double(width * height) / Double(max(1, min(maxPixels, 1 << 40)))).squareRoot())
     }
 
-    var drawsAtAnyScale: Bool { true }
+    /// The same parse, not the bytes again: librsvg's handle draws any number of times and holds no pointer into them.
+    func reopened(maxPixels: Int) -> (any RowDecoder)? {
+        SVGDecoder(document, maxPixels: maxPixels)
+    }
 
-    deinit { tc_svg_decoder_destroy(handle) }
+    var drawsAtAnyScale: Bool { true }
 
     /// The size `start(shrink:)` renders at: the whole document, reduced (enlarged below 1) on both axes by
     /// `shrink`, never beyond `maxPixels`.
@@ -67,7 +70,7 @@ final class SVGDecoder: RowDecoder {
     /// the size of the frame at most; two at a time is the common case), and librsvg's tree.
     func workingMemory(shrink: Double) -> Int {
         let (width, height) = renderedSize(shrink: shrink)
-        return width * height * 4 * 3 + inputBytes * Self.treeBytesPerInputByte
+        return width * height * 4 * 3 + document.inputBytes * Self.treeBytesPerInputByte
     }
 
     func start(shrink: Double, convertToSRGB: Bool) throws(ImageDecodeError) -> (width: Int, height: Int, channels: Int) {
@@ -78,7 +81,7 @@ final class SVGDecoder: RowDecoder {
     /// librsvg draws the whole document in one call; the rows are then handed out in order.
     func readRows(_ consume: (UnsafeBufferPointer<UInt8>) throws(ImageDecodeError) -> Void) throws(ImageDecodeError) {
         try DecoderGlue.decodeWhole(height: output.height, stride: output.width * 4, consume, decode: {
-            tc_svg_render(handle, Int32(output.width), Int32(output.height), $0, output.width * 4)
-        }, message: { tc_svg_message(handle) })
+            tc_svg_render(document.handle, Int32(output.width), Int32(output.height), $0, output.width * 4)
+        }, message: { tc_svg_message(document.handle) })
     }
 }

@@ -6,11 +6,15 @@ import ImageDecode
 /// reference goes, whether the original was stored, refused or superseded.
 final class FetchedOriginal: Sendable {
     let image: EncodedImage
+    /// `image` opened once (`OpenedImage`): the probe made when it arrives and the renders of it that follow share one
+    /// open, so an SVG download is parsed once for its header and its first render. Kept as long as the download is.
+    let opened: EncodedImage
     let byteCount: Int
     private let temporaryPath: String?
 
     init(data: Data) {
         image = .data(data)
+        opened = image.openedOnce()
         byteCount = data.count
         temporaryPath = nil
     }
@@ -18,6 +22,7 @@ final class FetchedOriginal: Sendable {
     /// Takes ownership of the file at `path`.
     init(downloadedTo path: String, byteCount: Int) {
         image = .file(path)
+        opened = image.openedOnce()
         self.byteCount = byteCount
         temporaryPath = path
     }
@@ -59,6 +64,7 @@ final class FetchedOriginal: Sendable {
     /// never needs it in memory whole. `consume` returns false to stop early.
     func forEachChunk(_ consume: (UnsafeRawBufferPointer) throws(PipelineError) -> Bool) throws(PipelineError) {
         switch image {
+        case .opened: preconditionFailure("a fetched original is bytes or a download file (its two inits), never opened")
         case .data(let data):
             _ = try data.withUnsafeBytes { bytes in Result { () throws(PipelineError) in try consume(bytes) } }.get()
         case .file(let path):

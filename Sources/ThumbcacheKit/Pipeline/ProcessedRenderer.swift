@@ -20,7 +20,7 @@ struct ProcessedRenderer: Sendable {
     }
 
     let options: ProcessingOptions
-    /// What is decoded: the original, or a stored ladder thumbnail of it.
+    /// What is decoded: the original, or a stored ladder thumbnail of it, opened once (`EncodedImage.openedOnce`).
     let input: EncodedImage
     let limits: RenderLimits
     /// The server's metadata settings, for what the URL leaves unset.
@@ -37,6 +37,9 @@ struct ProcessedRenderer: Sendable {
     /// A `trim` needs the original (`ThumbnailPipeline` never chooses a stand-in for one).
     init(options: ProcessingOptions, input: EncodedImage, inputIsOriginal: Bool, original: CacheMetadata.Original,
          maxResultSide: Int, limits: RenderLimits, metadata: MetadataPolicy = MetadataPolicy(), watermark: WatermarkImage? = nil) {
+        // Opened once for the probe here, the estimate and the render (and a trim scan): an SVG is parsed once
+        // (`OpenedImage`); the render runs on a worker, which the opened image allows (it is Sendable).
+        let input = input.openedOnce()
         (self.options, self.input, self.limits, self.metadata, self.watermark, self.maxResultSide)
             = (options, input, limits, metadata, watermark, maxResultSide)
         planned = Result { () throws(Failure) in

@@ -76,7 +76,7 @@ extension ThumbnailPipeline {
         case .body(let original, let headers, let requestTime, let responseTime, let setsCookie):
             sessionStats.withLock { $0.bytesDownloaded += Int64(original.byteCount) }
             let info: ImageInfo
-            do { info = try thumbnailer.probe(original.image) } catch { throw .image(url: source.normalized, error) }
+            do { info = try thumbnailer.probe(original.opened) } catch { throw .image(url: source.normalized, error) }
             var metadata = CacheMetadata(
                 url: source.normalized, headers: headers, requestTime: requestTime, responseTime: responseTime,
                 original: .init(format: info.format.rawValue, width: info.orientedWidth, height: info.orientedHeight,

@@ -39,10 +39,10 @@ extension ThumbnailPipeline.Origin {
         return try entry.original()
     }
 
-    /// The original to decode: the download, else the stored entry's file, decoded in place (a large original is
+    /// The original to decode: the download (opened once: its probe's open serves the render), else the stored entry's file, decoded in place (a large original is
     /// never loaded whole). `owner` keeps the entry's descriptor open: hold it until the decode is done.
     func originalImage(url: String) throws(PipelineError) -> (image: EncodedImage, owner: StoredOriginal?) {
-        if let downloaded { return (downloaded.image, nil) }
+        if let downloaded { return (downloaded.opened, nil) }
         guard let entry else { throw .offlineMiss(url: url) }
         let stored = try entry.openOriginal()
         return (stored.image, stored)
