@@ -105,8 +105,8 @@ static const struct heif_reader file_reader = {
     .wait_for_file_size = file_wait_for_size,
 };
 
-/// A read of the file failed after libheif's call returned (or libheif carried on with a zeroed buffer): the input
-/// ended early as far as we can tell, whatever libheif made of it.
+/// A read of the file came up short or failed during libheif's call, whatever libheif made of it (it may have
+/// carried on with a zeroed buffer): the file shrank (truncated) or could not be read (corrupt, naming the error).
 static tc_status file_fail(tc_heif_decoder *decoder) {
     if (decoder->file_errno) {
         snprintf(decoder->message, sizeof decoder->message, "the file could not be read (%s)", strerror(decoder->file_errno));
