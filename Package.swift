@@ -63,7 +63,9 @@ let package = Package(
         // libde265 directly, so its pictures start zeroed (de265_zeroed_pictures.c).
         .systemLibrary(name: "CDE265", pkgConfig: "libde265", providers: [.apt(["libde265-dev"]), .brew(["libde265"])]),
         .systemLibrary(name: "CJXL", pkgConfig: "libjxl", providers: [.apt(["libjxl-dev"]), .brew(["jpeg-xl"])]),
-        .target(name: "CHeifJxlGlue", dependencies: ["CJpegPngGlue", "CHEIF", "CDE265", "CJXL", "CLCMS2"]),
+        // libjxl_threads (libjxl's parallel runner, in libjxl-dev; pkg-config libjxl_threads) by name, as above.
+        .target(name: "CHeifJxlGlue", dependencies: ["CJpegPngGlue", "CHEIF", "CDE265", "CJXL", "CLCMS2"],
+                linkerSettings: [.linkedLibrary("jxl_threads")]),
         // TIFF (libtiff 4.5): read from memory, errors into the decoder's message; BMP and ICO are read in Swift.
         .systemLibrary(name: "CTIFF", pkgConfig: "libtiff-4", providers: [.apt(["libtiff-dev"]), .brew(["libtiff"])]),
         .target(name: "CTiffGlue", dependencies: ["CJpegPngGlue", "CTIFF"]),

@@ -1,15 +1,24 @@
 #include "CHeifJxlGlue.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <lcms2.h>
 #include <libheif/heif.h>
+#include <sys/stat.h>
 
 struct tc_heif_decoder {
     const uint8_t *data;
     size_t size;
+    // Reading a file (file_reader): libheif asks for the boxes, for each item's data once while it interprets them
+    // (its metadata pass keeps only metadata), then for the data of the items it decodes. All on the calling thread.
+    FILE *file;
+    int64_t position;                   // libheif's position; file_offset is where stdio stands (-1: unknown)
+    int64_t file_offset;
+    int file_failed;                    // a read came up short or failed: the file changed or could not be read
+    int file_errno;
     struct heif_context *context;
     struct heif_image_handle *primary;
     struct heif_image_handle *thumbnail;
@@ -39,16 +48,84 @@ static tc_status fail(tc_heif_decoder *decoder, struct heif_error error) {
     return TC_CORRUPT;
 }
 
+// MARK: Reading a file
+
+// libheif's reader over a file, with the semantics of its in-memory reader (bitstream.cc, StreamReader_memory) for
+// the size fstat gave when the decoder was made: a seek past the end fails, a read past the end fails and reads
+// nothing, so a cut file gives the same error from a file as from its bytes. Box parsing reads 1-8 bytes at a time:
+// stdio's buffer takes those, and glibc reads an item's data (large) straight into libheif's buffer. libheif calls
+// these on the decoding thread only: grid tiles are decoded on it (heif_context_set_max_decoding_threads 0).
+
+static int64_t file_get_position(void *userdata) { return ((tc_heif_decoder *)userdata)->position; }
+
+static int file_read(void *data, size_t size, void *userdata) {
+    tc_heif_decoder *decoder = userdata;
+    if (size > decoder->size - (size_t)decoder->position) return 1;
+    if (size == 0) return 0;
+    if (decoder->file_offset != decoder->position) {
+        if (fseeko(decoder->file, (off_t)decoder->position, SEEK_SET) != 0) {
+            decoder->file_failed = 1;
+            decoder->file_errno = errno;
+            decoder->file_offset = -1;
+            return 1;
+        }
+    }
+    size_t got = fread(data, 1, size, decoder->file);
+    decoder->file_offset = decoder->position + (int64_t)got;
+    if (got != size) {
+        // Shorter than fstat said (the file was cut while we read it) or an I/O error. libheif ignores a failed read
+        // of an item's data (its buffer stays zeroed), so the decoder checks file_failed after each call.
+        decoder->file_failed = 1;
+        decoder->file_errno = ferror(decoder->file) ? errno : 0;
+        clearerr(decoder->file);
+        return 1;
+    }
+    decoder->position += (int64_t)size;
+    return 0;
+}
+
+static int file_seek(int64_t position, void *userdata) {
+    tc_heif_decoder *decoder = userdata;
+    if (position < 0 || (uint64_t)position > decoder->size) return 1;
+    decoder->position = position;
+    return 0;
+}
+
+static enum heif_reader_grow_status file_wait_for_size(int64_t target, void *userdata) {
+    tc_heif_decoder *decoder = userdata;
+    return target < 0 || (uint64_t)target > decoder->size ? heif_reader_grow_status_size_beyond_eof
+                                                           : heif_reader_grow_status_size_reached;
+}
+
+static const struct heif_reader file_reader = {
+    .reader_api_version = 1,
+    .get_position = file_get_position,
+    .read = file_read,
+    .seek = file_seek,
+    .wait_for_file_size = file_wait_for_size,
+};
+
+/// A read of the file came up short or failed during libheif's call, whatever libheif made of it (it may have
+/// carried on with a zeroed buffer): the file shrank (truncated) or could not be read (corrupt, naming the error).
+static tc_status file_fail(tc_heif_decoder *decoder) {
+    if (decoder->file_errno) {
+        snprintf(decoder->message, sizeof decoder->message, "the file could not be read (%s)", strerror(decoder->file_errno));
+        return TC_CORRUPT;
+    }
+    snprintf(decoder->message, sizeof decoder->message, "the file became shorter while it was read");
+    return TC_TRUNCATED;
+}
+
+// MARK: Decoding
+
 void tc_heif_zeroed_begin(void);  // heif_zeroed_planes.cpp
 void tc_heif_zeroed_end(void);
 
-tc_heif_decoder *tc_heif_decoder_create(const uint8_t *data, size_t size, int max_side) {
+static tc_heif_decoder *decoder_alloc(int max_side) {
     // Without zeroed pictures a damaged file could show earlier heap memory: then decode nothing.
     if (!tc_heif_zero_hevc_pictures()) return NULL;
     tc_heif_decoder *decoder = calloc(1, sizeof *decoder);
     if (!decoder) return NULL;
-    decoder->data = data;
-    decoder->size = size;
     decoder->context = heif_context_alloc();
     if (!decoder->context) {
         free(decoder);
@@ -57,6 +134,25 @@ tc_heif_decoder *tc_heif_decoder_create(const uint8_t *data, size_t size, int ma
     if (max_side > 0) heif_context_set_maximum_image_size_limit(decoder->context, max_side);
     // Grid tiles on the calling thread: the service runs one render per core already.
     heif_context_set_max_decoding_threads(decoder->context, 0);
+    return decoder;
+}
+
+tc_heif_decoder *tc_heif_decoder_create(const uint8_t *data, size_t size, int max_side) {
+    tc_heif_decoder *decoder = decoder_alloc(max_side);
+    if (!decoder) return NULL;
+    decoder->data = data;
+    decoder->size = size;
+    return decoder;
+}
+
+tc_heif_decoder *tc_heif_decoder_create_file(FILE *file, int max_side) {
+    struct stat status;
+    if (fstat(fileno(file), &status) != 0 || status.st_size < 0) return NULL;
+    tc_heif_decoder *decoder = decoder_alloc(max_side);
+    if (!decoder) return NULL;
+    decoder->file = file;
+    decoder->size = (size_t)status.st_size;
+    decoder->file_offset = -1;
     return decoder;
 }
 
@@ -203,8 +299,10 @@ static void choose_thumbnail(tc_heif_decoder *decoder, int width, int height, in
 
 tc_status tc_heif_read_header(tc_heif_decoder *decoder, tc_heif_header *header) {
     memset(header, 0, sizeof *header);
-    struct heif_error error = heif_context_read_from_memory_without_copy(decoder->context, decoder->data,
-                                                                        decoder->size, NULL);
+    struct heif_error error = decoder->file
+        ? heif_context_read_from_reader(decoder->context, &file_reader, decoder, NULL)
+        : heif_context_read_from_memory_without_copy(decoder->context, decoder->data, decoder->size, NULL);
+    if (decoder->file_failed) return file_fail(decoder);
     if (error.code != heif_error_Ok) return fail(decoder, error);
     error = heif_context_get_primary_image_handle(decoder->context, &decoder->primary);
     if (error.code != heif_error_Ok) return fail(decoder, error);
@@ -220,7 +318,7 @@ tc_status tc_heif_read_header(tc_heif_decoder *decoder, tc_heif_header *header) 
         header->thumbnail_width = heif_image_handle_get_width(decoder->thumbnail);
         header->thumbnail_height = heif_image_handle_get_height(decoder->thumbnail);
     }
-    return TC_OK;
+    return decoder->file_failed ? file_fail(decoder) : TC_OK;  // metadata items are read from the file too
 }
 
 const uint8_t *tc_heif_icc(const tc_heif_decoder *decoder, size_t *length) {
@@ -257,6 +355,7 @@ tc_status tc_heif_decode(tc_heif_decoder *decoder, int use_thumbnail, int channe
                                                 options);
     tc_heif_zeroed_end();
     heif_decoding_options_free(options);
+    if (decoder->file_failed) return file_fail(decoder);  // the item's data was not all read: not a picture of it
     if (error.code != heif_error_Ok) {
         decoder->image = NULL;
         return fail(decoder, error);

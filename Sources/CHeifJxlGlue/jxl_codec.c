@@ -5,6 +5,7 @@
 #include <string.h>
 #include <jxl/decode.h>
 #include <jxl/encode.h>
+#include <jxl/thread_parallel_runner.h>
 
 /// Metadata boxes above this are skipped rather than read (a hostile file cannot make us hold more).
 enum { MAX_BOX_BYTES = 16 << 20 };
@@ -218,13 +219,9 @@ const uint8_t *tc_jxl_xmp(const tc_jxl_decoder *decoder, size_t *length) {
     return decoder->xmp_size ? decoder->xmp : NULL;
 }
 
-tc_status tc_jxl_decode(tc_jxl_decoder *decoder, int channels, uint8_t *out, size_t stride) {
-    if (!decoder->has_header) {
-        snprintf(decoder->message, sizeof decoder->message, "header not read");
-        return TC_CORRUPT;
-    }
+/// The first frame into `out`, the decoder reset (and its parallel runner, if any, set) already.
+static tc_status decode_frame(tc_jxl_decoder *decoder, int channels, uint8_t *out, size_t stride) {
     JxlDecoder *jxl = decoder->jxl;
-    JxlDecoderReset(jxl);
     if (JxlDecoderSubscribeEvents(jxl, JXL_DEC_COLOR_ENCODING | JXL_DEC_FULL_IMAGE) != JXL_DEC_SUCCESS
         || JxlDecoderSetInput(jxl, decoder->data, decoder->size) != JXL_DEC_SUCCESS) {
         snprintf(decoder->message, sizeof decoder->message, "libjxl could not start");
@@ -269,6 +266,32 @@ tc_status tc_jxl_decode(tc_jxl_decoder *decoder, int channels, uint8_t *out, siz
         }
     }
     return TC_OK;
+}
+
+tc_status tc_jxl_decode(tc_jxl_decoder *decoder, int channels, int threads, uint8_t *out, size_t stride) {
+    if (!decoder->has_header) {
+        snprintf(decoder->message, sizeof decoder->message, "header not read");
+        return TC_CORRUPT;
+    }
+    JxlDecoder *jxl = decoder->jxl;
+    JxlDecoderReset(jxl);
+    // One thread: no runner, libjxl works on the calling thread. More: that many workers while the caller waits, so
+    // the decode uses `threads` cores; the pixels do not depend on it (libjxl's groups are independent).
+    void *runner = NULL;
+    if (threads > 1) {
+        runner = JxlThreadParallelRunnerCreate(NULL, (size_t)threads);
+        if (!runner || JxlDecoderSetParallelRunner(jxl, JxlThreadParallelRunner, runner) != JXL_DEC_SUCCESS) {
+            JxlThreadParallelRunnerDestroy(runner);
+            snprintf(decoder->message, sizeof decoder->message, "libjxl could not start %d threads", threads);
+            return TC_NO_MEMORY;
+        }
+    }
+    tc_status status = decode_frame(decoder, channels, out, stride);
+    if (runner) {
+        JxlDecoderReset(jxl);  // libjxl lets go of the runner (and its frame state) before the workers stop
+        JxlThreadParallelRunnerDestroy(runner);
+    }
+    return status;
 }
 
 // MARK: Encoding

@@ -46,6 +46,8 @@ public struct ThumbnailRequest: Sendable, Equatable {
     public var fallback: FormatFallback?
     /// What the thumbnail keeps of the source's metadata (imgproxy's defaults: only the EXIF copyright, sRGB).
     public var metadata = MetadataPolicy()
+    /// Threads the decode may use (`RenderLimits.decodeThreads`): 1 by default, as one render per core needs.
+    public var decodeThreads = 1
 
     public init(size: Int, fit: FitMode = .contain, format: ImageFormat? = nil,
                 quality: Int? = nil,
@@ -89,8 +91,10 @@ public struct ThumbnailRequest: Sendable, Equatable {
                               vector: info.format.isVector)
     }
 
-    /// The request's pixel and memory limits, as the renderer takes them.
-    var limits: RenderLimits { RenderLimits(maxPixels: maxPixels, maxDecodeMemory: maxDecodeMemory) }
+    /// The request's pixel, memory and thread limits, as the renderer takes them.
+    var limits: RenderLimits {
+        RenderLimits(maxPixels: maxPixels, maxDecodeMemory: maxDecodeMemory, decodeThreads: decodeThreads)
+    }
 
     func validate() throws(ImageDecodeError) {
         guard (1...Self.maxSize).contains(size) else {

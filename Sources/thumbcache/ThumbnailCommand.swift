@@ -63,7 +63,13 @@ struct ThumbnailCommand: ParsableCommand {
 
     @OptionGroup var decode: DecodeOptions
 
+    @Option(help: ArgumentHelp(
+        "Threads one decode may use, at least 1 (default: the machine's cores, \(ProcessInfo.processInfo.activeProcessorCount) here); inputs are made one after another. Only JPEG XL decodes on several threads today; serve keeps 1 per render.",
+        valueName: "threads"))
+    var decodeThreads = ProcessInfo.processInfo.activeProcessorCount
+
     func validate() throws {
+        guard decodeThreads >= 1 else { throw ValidationError("--decode-threads must be at least 1") }
         switch (output, outputDir) {
         case (nil, nil): throw ValidationError("give an output file with -o or a directory with --output-dir")
         case (.some, .some): throw ValidationError("use either -o or --output-dir, not both")
@@ -92,6 +98,7 @@ struct ThumbnailCommand: ParsableCommand {
                                        quality: quality ?? qualities[format ?? .jpeg], maxPixels: decode.maxPixels,
                                        maxDecodeMemory: decode.decodeMemory, convertToSRGB: !noSrgb)
         request.metadata = metadata
+        request.decodeThreads = decodeThreads
         let thumbnailer = Thumbnailer()
         var refused = false, unwritten = false
         for input in inputs {
@@ -169,7 +176,8 @@ struct ThumbnailCommand: ParsableCommand {
         let limits = RenderLimits(maxPixels: request.maxPixels, maxDecodeMemory: request.maxDecodeMemory,
                                   // `maf` lowers the flag's limit, as in serve (`SourceLimits`).
                                   maxAnimationFrames: min(animation.frames, options.maxAnimationFrames ?? .max),
-                                  maxAnimationFrameResolution: animation.frameResolution)
+                                  maxAnimationFrameResolution: animation.frameResolution,
+                                  decodeThreads: request.decodeThreads)
         // serve's rule with every written format preferred: the source keeps its format when it can be written,
         // else JPEG, or PNG for transparency (serve's default list is imgproxy's, `--preferred-formats`).
         let format = options.outputFormat(for: FormatRequest(named: asked), source: info, defaults: .preferred(.encodable),

@@ -120,4 +120,33 @@ struct JXLDecodeTests {
         // A bare codestream signature followed by garbage.
         #expect(throws: ImageDecodeError.self) { try ImageDecoder.decode(Data([0xFF, 0x0A]) + Data(repeating: 0xFF, count: 100)) }
     }
+    /// `RenderLimits.decodeThreads`: libjxl's worker threads share the groups out, and the pixels are the same
+    /// whatever their number, on every fixture and on a lossy 12-group image (with alpha) made here, 768 x 700.
+    @Test func pixelsAreTheSameOnAnyNumberOfThreads() throws {
+        let noisy = Fixtures.image(width: 768, height: 700, channels: 4) { x, y in
+            let noise = UInt8(truncatingIfNeeded: (x &* 7919) ^ (y &* 104_729) ^ (x * y))
+            return [UInt8(truncatingIfNeeded: x), noise, UInt8(truncatingIfNeeded: y), UInt8(truncatingIfNeeded: x + y)]
+        }
+        var inputs = [("made here", try ImageEncoder.encode(noisy, as: .jxl, quality: 80))]
+        let root = Fixtures.directory.appendingPathComponent("jxl").path
+        for name in try FileManager.default.contentsOfDirectory(atPath: root).sorted() where name.hasSuffix(".jxl") {
+            inputs.append((name, try Fixtures.data("jxl/\(name)")))
+        }
+        for (name, data) in inputs {
+            let one = try Fixtures.decodeRows(.data(data), shrink: 1, threads: 1)
+            for threads in [2, 3] {
+                #expect(try Fixtures.decodeRows(.data(data), shrink: 1, threads: threads) == one, "\(name) on \(threads) threads")
+            }
+        }
+    }
+
+    /// Each worker thread's buffers are counted: a decode on more threads reserves more.
+    @Test func workingMemoryCountsTheThreads() throws {
+        let data = try Fixtures.data("jxl/16-bpp.jxl")
+        try data.withUnsafeBytes { bytes in
+            let one = try JXLDecoder(bytes, threads: 1).workingMemory(shrink: 1)
+            let two = try JXLDecoder(bytes, threads: 2).workingMemory(shrink: 1)
+            #expect(two == one + 2 * JXLDecoder.memoryPerThread)
+        }
+    }
 }

@@ -103,10 +103,10 @@ struct TIFFBMPICOTests {
              [1, 2, 3, 9, 4, 5, 6, 250], 4),
         ]
         for (data, expected, channels) in cases {
-            let path = try Self.temporaryFile(data)
+            let path = try Fixtures.temporaryFile(data, suffix: "tiff")
             defer { try? FileManager.default.removeItem(atPath: path) }
             for input in [EncodedImage.data(data), .file(path)] {
-                let image = try Self.decodeRows(input, shrink: 1)
+                let image = try Fixtures.decodeRows(input, shrink: 1)
                 #expect(image.pixels == expected && image.channels == channels)
             }
         }
@@ -121,16 +121,16 @@ struct TIFFBMPICOTests {
             let data = try Fixtures.data("tiff/\(name).tiff")
             let path = Fixtures.directory.appendingPathComponent("tiff/\(name).tiff").path
             for shrink in [1.0, 5.0] {
-                let fromFile = try Self.decodeRows(.file(path), shrink: shrink)
-                #expect(fromFile == (try Self.decodeRows(.data(data), shrink: shrink)), "\(name) at shrink \(shrink)")
+                let fromFile = try Fixtures.decodeRows(.file(path), shrink: shrink)
+                #expect(fromFile == (try Fixtures.decodeRows(.data(data), shrink: shrink)), "\(name) at shrink \(shrink)")
             }
         }
         let cut = try Fixtures.data("tiff/rgb16-lzw.tiff").prefix(40_000)
-        let cutPath = try Self.temporaryFile(Data(cut))
+        let cutPath = try Fixtures.temporaryFile(Data(cut), suffix: "tiff")
         defer { try? FileManager.default.removeItem(atPath: cutPath) }
         var inMemory: ImageDecodeError?, fromFile: ImageDecodeError?
-        do { _ = try Self.decodeRows(.data(Data(cut)), shrink: 1) } catch { inMemory = error }
-        do { _ = try Self.decodeRows(.file(cutPath), shrink: 1) } catch { fromFile = error }
+        do { _ = try Fixtures.decodeRows(.data(Data(cut)), shrink: 1) } catch { inMemory = error }
+        do { _ = try Fixtures.decodeRows(.file(cutPath), shrink: 1) } catch { fromFile = error }
         // The same case; libtiff's message names the file ("memory") only when it reads rather than maps.
         let kind = { (error: ImageDecodeError?) in error.map { "\($0)".prefix { $0 != ":" } } }
         #expect(inMemory != nil && kind(inMemory) == kind(fromFile), "\(String(describing: inMemory)) / \(String(describing: fromFile))")
@@ -147,26 +147,10 @@ struct TIFFBMPICOTests {
         let entry = (0..<word(ifd, 2)).map { ifd + 2 + 12 * $0 }.first { word($0, 2) == 324 }
         let offsets = try #require(entry.map { word($0 + 8, 4) })
         for (i, byte) in [0x00, 0x00, 0x48, 0x00].enumerated() { data[offsets + i] = UInt8(byte) }  // 4,718,592
-        let path = try Self.temporaryFile(data)
+        let path = try Fixtures.temporaryFile(data, suffix: "tiff")
         defer { try? FileManager.default.removeItem(atPath: path) }
-        #expect(throws: ImageDecodeError.truncated) { _ = try Self.decodeRows(.data(data), shrink: 1) }
-        #expect(throws: ImageDecodeError.truncated) { _ = try Self.decodeRows(.file(path), shrink: 1) }
-    }
-
-    /// Every row a decoder delivers at `shrink`, as an image (no resizing, no profile).
-    private static func decodeRows(_ input: EncodedImage, shrink: Double) throws(ImageDecodeError) -> PixelBuffer {
-        try ImageDecoder.withDecoder(for: input, maxPixels: 1 << 30) { decoder throws(ImageDecodeError) in
-            let started = try decoder.start(shrink: shrink, convertToSRGB: false)
-            var pixels = [UInt8]()
-            try decoder.readRows { pixels.append(contentsOf: $0) }
-            return PixelBuffer(width: started.width, height: started.height, channels: started.channels, pixels: pixels)
-        }
-    }
-
-    private static func temporaryFile(_ data: Data) throws -> String {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("tiff-\(UUID().uuidString).tiff")
-        try data.write(to: url)
-        return url.path
+        #expect(throws: ImageDecodeError.truncated) { _ = try Fixtures.decodeRows(.data(data), shrink: 1) }
+        #expect(throws: ImageDecodeError.truncated) { _ = try Fixtures.decodeRows(.file(path), shrink: 1) }
     }
 
     @Test func tiffRoundTripsLosslessly() throws {

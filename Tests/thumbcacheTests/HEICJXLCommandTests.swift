@@ -41,6 +41,25 @@ struct HEICJXLCommandTests {
         #expect(lines.allSatisfy { $0.contains("truncated") }, "\(run.stderr)")
     }
 
+    /// `--decode-threads`: the JPEG XL decode may use several threads, and the thumbnail is byte-identical to one made
+    /// on one (a 1000x1000 source: 16 of libjxl's groups); below 1 it is a usage error.
+    @Test func decodeThreadsGiveTheSameThumbnail() throws {
+        let directory = try CLI.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let source = Fixtures.directory.appendingPathComponent("jxl/16-bpp-grayscale.jxl").path
+        var made: [Data] = []
+        for threads in ["1", "2"] {
+            let output = directory.appendingPathComponent("t\(threads).png")
+            let run = try CLI.run(["thumbnail", source, "--size", "300", "--decode-threads", threads, "-o", output.path])
+            #expect(run.status == 0, "\(run.stderr)")
+            made.append(try Data(contentsOf: output))
+        }
+        #expect(made.count == 2 && made[0] == made[1])
+        let refused = try CLI.run(["thumbnail", source, "--size", "30", "--decode-threads", "0", "-o",
+                                   directory.appendingPathComponent("x.png").path])
+        #expect(refused.status == 64 && refused.stderr.contains("--decode-threads must be at least 1"), "\(refused.stderr)")
+    }
+
     @Test func getFetchesHEICAndJXLOriginals() throws {
         let directory = try CLI.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }

@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include "CJpegPngGlue.h"
 
 // MARK: HEIF
@@ -22,6 +23,11 @@ typedef struct {
 /// Wraps `data` (not copied; it must outlive the decoder). `max_side` becomes libheif's maximum image size
 /// limit (per side). Returns NULL when out of memory (or if libde265's pictures could not be made to start zeroed).
 tc_heif_decoder *tc_heif_decoder_create(const uint8_t *data, size_t size, int max_side);
+/// Reads `file` (open, positioned anywhere; it must stay open while the decoder lives) through libheif's reader:
+/// the boxes, then only the data of the items used (the primary image or the thumbnail, the metadata), never the
+/// whole file. Its size is taken now (fstat): a file cut shorter gives the error its bytes would. NULL when out of
+/// memory or the file cannot be stat'ed.
+tc_heif_decoder *tc_heif_decoder_create_file(FILE *file, int max_side);
 /// Makes every libde265 picture start zeroed, so a damaged HEIC cannot show earlier heap memory
 /// (de265_zeroed_pictures.c). Called by tc_heif_decoder_create; safe from any thread. Returns 1 once in place.
 int tc_heif_zero_hevc_pictures(void);
@@ -77,8 +83,9 @@ const uint8_t *tc_jxl_icc(const tc_jxl_decoder *decoder, size_t *length);
 const uint8_t *tc_jxl_exif(const tc_jxl_decoder *decoder, size_t *length);
 const uint8_t *tc_jxl_xmp(const tc_jxl_decoder *decoder, size_t *length);
 /// Decodes the first frame to 8-bit RGB (3) or RGBA (4) rows `stride` bytes apart (grey and 16-bit inputs
-/// converted, orientation applied, XYB images rendered as sRGB).
-tc_status tc_jxl_decode(tc_jxl_decoder *decoder, int channels, uint8_t *out, size_t stride);
+/// converted, orientation applied, XYB images rendered as sRGB). `threads` above 1: libjxl's groups are decoded by
+/// that many worker threads (libjxl_threads' runner, made and stopped within the call); the pixels are the same.
+tc_status tc_jxl_decode(tc_jxl_decoder *decoder, int channels, int threads, uint8_t *out, size_t stride);
 
 /// Lossy JPEG XL at `distance` (butteraugli; the caller maps quality), `effort` 1-9, one thread. Channels 1-4
 /// (grey, grey+alpha, RGB, RGBA). `metadata` (may be NULL) becomes the ICC profile (else sRGB is declared) and

@@ -76,9 +76,10 @@ public enum ImageDecoder {
     }
 
     /// Opens a decoder on `input` and checks the pixel budget before any pixel memory exists. `maxMemory` is
-    /// handed to the libraries that can enforce a limit themselves (libjpeg), behind the caller's estimate.
+    /// handed to the libraries that can enforce a limit themselves (libjpeg), behind the caller's estimate;
+    /// `threads` to the decoders that can use several (libjxl: `RenderLimits.decodeThreads`).
     static func withDecoder<Result>(
-        for input: EncodedImage, maxPixels: Int, maxMemory: Int = .max,
+        for input: EncodedImage, maxPixels: Int, maxMemory: Int = .max, threads: Int = 1,
         _ body: (any RowDecoder) throws(ImageDecodeError) -> Result
     ) throws(ImageDecodeError) -> Result {
         switch input {
@@ -95,7 +96,7 @@ public enum ImageDecoder {
                     case .gif: try GIFDecoder(bytes)
                     case .avif: try AVIFDecoder(bytes, maxPixels: maxPixels)
                     case .heic: try HEICDecoder(bytes, maxPixels: maxPixels)
-                    case .jxl: try JXLDecoder(bytes)
+                    case .jxl: try JXLDecoder(bytes, threads: threads)
                     case .tiff: try TIFFDecoder(bytes, memoryLimit: maxMemory)
                     case .bmp: try BMPDecoder(bytes)
                     case .ico: try ICODecoder(bytes)
@@ -122,10 +123,12 @@ public enum ImageDecoder {
             case .jpeg: decoder = try JPEGDecoder(file: file, memoryLimit: maxMemory)
             case .png: decoder = try PNGDecoder(file: file)
             case .tiff: decoder = try TIFFDecoder(file: file, memoryLimit: maxMemory)
-            case .webp, .gif, .avif, .heic, .jxl, .bmp, .ico, .svg:
-                // libwebp, our GIF reader, libavif, libheif, libjxl and librsvg take the file whole, and bottom-up
+            case .heic: decoder = try HEICDecoder(file: file, maxPixels: maxPixels)
+            case .webp, .gif, .avif, .jxl, .bmp, .ico, .svg:
+                // libwebp, our GIF reader, libavif, libjxl and librsvg take the file whole, and bottom-up
                 // BMP rows are read last to first: it is read into memory.
-                return try withDecoder(for: .data(readAll(file, path: path)), maxPixels: maxPixels, maxMemory: maxMemory, body)
+                return try withDecoder(for: .data(readAll(file, path: path)), maxPixels: maxPixels, maxMemory: maxMemory,
+                                       threads: threads, body)
             }
             return try run(decoder, maxPixels: maxPixels, body)
         }

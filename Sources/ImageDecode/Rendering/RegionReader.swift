@@ -144,7 +144,8 @@ struct RegionReader {
         throws(ImageDecodeError) -> Result {
         switch input {
         case .encoded(let image):
-            try ImageDecoder.withDecoder(for: image, maxPixels: limits.maxPixels, maxMemory: maxMemory, body)
+            try ImageDecoder.withDecoder(for: image, maxPixels: limits.maxPixels, maxMemory: maxMemory,
+                                         threads: limits.decodeThreads, body)
         case .frame(let frame):
             try ImageDecoder.run(frame, maxPixels: .max, body)
         }

@@ -24,11 +24,20 @@ public struct RenderLimits: Sendable, Hashable {
     /// (imgproxy's `IMGPROXY_MAX_ANIMATION_FRAME_RESOLUTION`); 0: `maxPixels` counts width × height × frames.
     public var maxAnimationFrameResolution: Int
 
+    /// Threads one decode may use, for the decoders that can split their work (libjxl today; the others use the
+    /// calling thread). 1, the default, is what serve keeps: its render pool already runs one render per core, so
+    /// more threads per render would only oversubscribe the machine. The CLI's `thumbnail`, which renders one input
+    /// at a time, passes the machine's cores. Each extra thread's buffers are counted in the decoder's working memory
+    /// (`JXLDecoder.memoryPerThread`); values below 1 count as 1.
+    public var decodeThreads: Int
+
     public init(maxPixels: Int = ImageDecoder.defaultMaxPixels,
                 maxDecodeMemory: Int = ThumbnailRequest.defaultMaxDecodeMemory,
                 maxEffectWork: Int = defaultMaxEffectWork,
-                maxAnimationFrames: Int = defaultMaxAnimationFrames, maxAnimationFrameResolution: Int = 0) {
+                maxAnimationFrames: Int = defaultMaxAnimationFrames, maxAnimationFrameResolution: Int = 0,
+                decodeThreads: Int = 1) {
         (self.maxPixels, self.maxDecodeMemory, self.maxEffectWork) = (maxPixels, maxDecodeMemory, maxEffectWork)
         (self.maxAnimationFrames, self.maxAnimationFrameResolution) = (maxAnimationFrames, maxAnimationFrameResolution)
+        self.decodeThreads = decodeThreads
     }
 }

@@ -12,7 +12,8 @@ public enum TrimFinder {
     /// still it gives; one kept animated is never trimmed (`ProcessingOptions.trimBounds(animated:)`, as imgproxy).
     public static func bounds(of input: EncodedImage, options: TrimOptions, limits: RenderLimits = RenderLimits(),
                               cancellation: RenderCancellation? = nil) throws(ImageDecodeError) -> ProcessingPlan.Rect? {
-        try ImageDecoder.withDecoder(for: input, maxPixels: limits.maxPixels, maxMemory: limits.maxDecodeMemory) {
+        try ImageDecoder.withDecoder(for: input, maxPixels: limits.maxPixels, maxMemory: limits.maxDecodeMemory,
+                                     threads: limits.decodeThreads) {
             decoder throws(ImageDecodeError) in
             let needed = workingMemory(decoder)
             guard needed <= limits.maxDecodeMemory else {
@@ -40,7 +41,8 @@ public enum TrimFinder {
 
     /// What `bounds` holds: the decoder's buffers at full size and the scan's rows, from the header.
     public static func workingMemory(for input: EncodedImage, limits: RenderLimits = RenderLimits()) throws(ImageDecodeError) -> Int {
-        try ImageDecoder.withDecoder(for: input, maxPixels: limits.maxPixels) { decoder throws(ImageDecodeError) in
+        try ImageDecoder.withDecoder(for: input, maxPixels: limits.maxPixels, threads: limits.decodeThreads) {
+            decoder throws(ImageDecodeError) in
             workingMemory(decoder)
         }
     }
