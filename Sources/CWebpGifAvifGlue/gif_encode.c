@@ -261,8 +261,11 @@ static int write_memory(GifFileType *gif, const GifByteType *bytes, int length) 
     tc_gif_encoder *encoder = gif->UserData;
     if (length <= 0) return 0;
     if (encoder->size + (size_t)length > encoder->capacity) {
-        size_t capacity = encoder->capacity ? encoder->capacity * 2 : 65536;
-        while (capacity < encoder->size + (size_t)length) capacity *= 2;
+        // A quarter more than needed: what is held stays within 1.25x the file, as GIFEncoder.workingMemory counts
+        // (doubling could hold twice it), and growing stays amortised linear.
+        size_t needed = encoder->size + (size_t)length;
+        size_t capacity = needed + needed / 4;
+        if (capacity < 65536) capacity = 65536;
         uint8_t *grown = realloc(encoder->data, capacity);
         if (!grown) {
             encoder->failed = 1;

@@ -64,12 +64,13 @@ struct ThumbnailCommand: ParsableCommand {
     @OptionGroup var decode: DecodeOptions
 
     @Option(help: ArgumentHelp(
-        "Threads one decode may use, at least 1 (default: the machine's cores, \(ProcessInfo.processInfo.activeProcessorCount) here); inputs are made one after another. Only JPEG XL decodes on several threads today; serve keeps 1 per render.",
+        "Threads one decode may use, 1 to 64 (default: the machine's cores, \(ProcessInfo.processInfo.activeProcessorCount) here); inputs are made one after another. Only JPEG XL decodes on several threads today; serve keeps 1 per render.",
         valueName: "threads"))
     var decodeThreads = ProcessInfo.processInfo.activeProcessorCount
 
     func validate() throws {
-        guard decodeThreads >= 1 else { throw ValidationError("--decode-threads must be at least 1") }
+        // At most 64: libjxl starts that many threads, and one it cannot start aborts the process.
+        guard (1...64).contains(decodeThreads) else { throw ValidationError("--decode-threads must be from 1 to 64") }
         switch (output, outputDir) {
         case (nil, nil): throw ValidationError("give an output file with -o or a directory with --output-dir")
         case (.some, .some): throw ValidationError("use either -o or --output-dir, not both")

@@ -149,4 +149,17 @@ struct JXLDecodeTests {
             #expect(two == one + 2 * JXLDecoder.memoryPerThread)
         }
     }
+
+    /// The thread count reaches the decoder through every input a request reads, an opened one (`OpenedImage`, what
+    /// `Thumbnailer` and serve read through) included: the estimate of a thumbnail counts the threads asked for.
+    @Test func threadsReachTheDecoderThroughAnOpenedInput() throws {
+        let data = try Fixtures.data("jxl/16-bpp.jxl")
+        var request = ThumbnailRequest(size: 64)
+        let one = try Thumbnailer().workingMemory(for: .data(data), request)
+        request.decodeThreads = 2
+        let two = try Thumbnailer().workingMemory(for: .data(data), request)
+        let opened = try Thumbnailer().workingMemory(for: EncodedImage.data(data).openedOnce(), request)
+        #expect(two == one + 2 * JXLDecoder.memoryPerThread)
+        #expect(opened == two)
+    }
 }

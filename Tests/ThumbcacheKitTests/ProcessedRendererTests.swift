@@ -61,4 +61,23 @@ struct ProcessedRendererTests {
         #expect((info.width, info.height) == (400, 300))
         #expect((made.width, made.height) == (100, 75))
     }
+
+    /// Before a render waits for a worker the parsed document is let go (`releaseBeforeWaiting`): the wait holds
+    /// nothing the memory budget has not reserved, and the render parses again, to the same bytes.
+    @Test func aRenderWaitingForAWorkerHoldsNoParsedDocument() throws {
+        let options = try ProcessingOptions(parsing: "rs:fit:200:200")
+        let original = CacheMetadata.Original(format: "svg", width: 400, height: 300, bytes: Self.svg.count, alpha: true,
+                                              digest: "d")
+        let before = SVGDocument.parsesOnThisThread
+        let renderer = ProcessedRenderer(options: options, input: .data(Self.svg), inputIsOriginal: true, original: original,
+                                         maxResultSide: 8192, limits: RenderLimits())
+        _ = try renderer.workingMemory(format: .png, fallback: nil)
+        #expect(SVGDocument.parsesOnThisThread - before == 1)
+        renderer.releaseBeforeWaiting()
+        let made = try renderer.render(format: .png, defaultQuality: { _ in 80 }, url: "test")
+        #expect(SVGDocument.parsesOnThisThread - before == 2)
+        let kept = ProcessedRenderer(options: options, input: .data(Self.svg), inputIsOriginal: true, original: original,
+                                     maxResultSide: 8192, limits: RenderLimits())
+        #expect(try kept.render(format: .png, defaultQuality: { _ in 80 }, url: "test").data == made.data)
+    }
 }

@@ -57,7 +57,10 @@ struct HEICJXLCommandTests {
         #expect(made.count == 2 && made[0] == made[1])
         let refused = try CLI.run(["thumbnail", source, "--size", "30", "--decode-threads", "0", "-o",
                                    directory.appendingPathComponent("x.png").path])
-        #expect(refused.status == 64 && refused.stderr.contains("--decode-threads must be at least 1"), "\(refused.stderr)")
+        #expect(refused.status == 64 && refused.stderr.contains("--decode-threads must be from 1 to 64"), "\(refused.stderr)")
+        let tooMany = try CLI.run(["thumbnail", source, "--size", "30", "--decode-threads", "65", "-o",
+                                   directory.appendingPathComponent("x.png").path])
+        #expect(tooMany.status == 64, "\(tooMany.stderr)")
     }
 
     @Test func getFetchesHEICAndJXLOriginals() throws {

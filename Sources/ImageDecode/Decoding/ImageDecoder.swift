@@ -84,7 +84,7 @@ public enum ImageDecoder {
     ) throws(ImageDecodeError) -> Result {
         switch input {
         case .opened(let opened):
-            return try opened.withDecoder(maxPixels: maxPixels, maxMemory: maxMemory, body)
+            return try opened.withDecoder(maxPixels: maxPixels, maxMemory: maxMemory, threads: threads, body)
         case .data(let data):
             guard let format = ImageFormat.sniff(data) else { throw .unrecognizedFormat }
             let outcome: Swift.Result<Result, ImageDecodeError> = data.withUnsafeBytes { bytes in

@@ -82,11 +82,12 @@ final class GIFEncoder: AnimationWriter {
     /// map of changed pixels, the palette indices, and the quantiser's tables (a 2^18-entry nearest-colour lookup of
     /// 2 bytes, a 2^15-bin histogram of a count and three sums, and two rows of dithering errors). The file: LZW
     /// writes at most one code of at most 12 bits a pixel (1.5 bytes, plus a length byte every 255), and each frame
-    /// adds at most 768 bytes of palette and its records; this bound holds whatever the pixels.
+    /// adds at most 768 bytes of palette and its records; this bound holds whatever the pixels. The glue's buffer
+    /// grows to a quarter more than it needs, so what it holds is up to 1.25x the file: counted so.
     static func workingMemory(width: Int, height: Int, frames: Int) -> Int {
         let pixels = width * height
         let quantiser = (1 << 18) * 2 + (1 << 15) * (4 + 24) + (width + 2) * 6 * 4 + 16_384
-        let file = frames * (pixels * 3 / 2 + pixels / 128 + 1_024)
+        let file = frames * (pixels * 3 / 2 + pixels / 128 + 1_024) * 5 / 4
         return pixels * (3 * 4 + 4 + 1 + 1) + quantiser + file
     }
 

@@ -9,12 +9,18 @@ final class WebPAnimationEncoder: AnimationWriter {
     private var encoder: OpaquePointer?
     /// Where the next frame starts, in milliseconds: the delays so far.
     private var timestamp = 0
+    /// The first frame's size: libwebp reads every frame at it, so a frame of another size is refused here.
+    private var size: (width: Int, height: Int)?
 
     init(quality: Int) { self.quality = quality }
 
     deinit { tc_webp_animation_encoder_destroy(encoder) }
 
     func add(_ frame: PixelBuffer, delay: Int) throws(ImageDecodeError) {
+        if let size, size != (frame.width, frame.height) {
+            throw .encodeFailed("an animation's frames must be one size: \(frame.width)x\(frame.height) after \(size.width)x\(size.height)")
+        }
+        size = (frame.width, frame.height)
         if encoder == nil {
             guard let made = tc_webp_animation_encoder_create(Int32(frame.width), Int32(frame.height), Int32(quality)) else {
                 throw .encodeFailed("libwebp cannot make an animation of \(frame.width)x\(frame.height)")

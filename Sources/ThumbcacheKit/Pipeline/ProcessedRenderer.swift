@@ -67,6 +67,12 @@ struct ProcessedRenderer: Sendable {
         }
     }
 
+    /// Before the render waits for a worker: the input's kept decoder (an SVG's parsed document) is let go, so a
+    /// queued render holds no memory the budget has not reserved; the render then opens the input itself.
+    func releaseBeforeWaiting() {
+        if case .opened(let opened) = input { opened.dropKept() }
+    }
+
     /// The image in `format`, its quality `q`, else `fq`, else `defaultQuality` for the format; in `fallback`
     /// instead when that is smaller (a negotiated `format`, `FormatFallback`).
     func render(format: ImageFormat, defaultQuality: (ImageFormat) -> Int, fallback: ImageFormat? = nil,

@@ -266,6 +266,7 @@ extension ThumbnailPipeline {
             // worker limit): renders wait rather than exceed the budget, and renders queued for a worker hold none.
             // Coalesced waiters and stored renditions never reach the gate.
             let needed = try renderer.workingMemory(format: chosen, fallback: fallback)
+            renderer.releaseBeforeWaiting()
             defer { FreedMemory.release(afterDecodeOf: needed) }
             rendered = try await cancellable { (cancellation: RenderCancellation) async throws(PipelineError) in
                 try await configuration.renderGate.run(reserving: needed, of: configuration.decodeBudget,
