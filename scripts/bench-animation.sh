@@ -38,6 +38,7 @@ if [ ${#files[@]} -eq 0 ]; then
     done
 fi
 ours=$(bench_binary)
+bench_settle_page_cache "$ours" "$(command -v vipsthumbnail)"  # both sides loaded by use (bench-common.sh)
 
 thumbor_skip=""
 if [ ! -x "$thumbor_venv/bin/thumbor" ]; then

@@ -2,7 +2,7 @@
 # The process memory floor: peak RSS of `thumbcache thumbnail` on small committed images, where the decode and
 # resize cost little and the figure is mostly what the process maps and touches (code, relocations, libraries),
 # side by side with vipsthumbnail on the same files, in one run. Median of RUNS runs each (default 9), ours and the
-# peer interleaved so page-cache changes hit both.
+# peer interleaved, after both sides' files are dropped from the page cache once (bench_settle_page_cache).
 #
 #   scripts/bench-floor.sh              the release build (built when absent)
 #   OURS=path BASE=path scripts/...     also a second binary of ours (e.g. before a link change), beside the first
@@ -15,6 +15,7 @@ runs=${RUNS:-9}
 fixtures=Tests/ImageDecodeTests/Fixtures
 files=("$fixtures/testorig.jpg" "$fixtures/testorig.png" "$fixtures/heic/alpha-adobergb.heic" "$fixtures/webp/"*.webp)
 files=("${files[@]:0:4}")
+bench_settle_page_cache "$ours" ${base:+"$base"} "$(command -v vipsthumbnail)"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 

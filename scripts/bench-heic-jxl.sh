@@ -24,6 +24,7 @@ for tool in vipsthumbnail heif-enc heif-convert cjxl djxl vips; do
     command -v $tool >/dev/null || { echo "$tool not installed (libvips-tools, libheif-examples, libjxl-tools)" >&2; exit 1; }
 done
 ours=$(bench_binary)
+bench_settle_page_cache "$ours" "$(command -v vipsthumbnail)"  # both sides loaded by use (bench-common.sh)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 

@@ -21,6 +21,7 @@ done
 py=$(bench_python)
 bench_py=$py
 ours=$(bench_binary)
+bench_settle_page_cache "$ours" "$(command -v vipsthumbnail)"  # both sides loaded by use (bench-common.sh)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 

@@ -21,6 +21,7 @@ photo=${1:-$corpus/jpeg/james-yarema-P2X7NDx_GP0-unsplash.jpg}
 command -v vipsthumbnail >/dev/null || { echo "vipsthumbnail not installed (apt-get install libvips-tools)" >&2; exit 1; }
 bench_py=$(bench_python)
 ours=$(bench_binary)
+bench_settle_page_cache "$ours" "$(command -v vipsthumbnail)"  # both sides loaded by use (bench-common.sh)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 

@@ -52,6 +52,35 @@ bench_measure() {
     echo "$best $peak $cpu"
 }
 
+# bench_settle_page_cache BINARY... -> drops each binary, the libraries `ldd` lists for it and libvips' modules from
+# the page cache (posix_fadvise DONTNEED; no root needed, other processes just read them again), so both sides
+# start from files loaded by their own page faults. Peak RSS counts the file pages a process maps, and the kernel
+# maps pages around each fault only if they are cached: a binary just written by the linker or `cp` is cached whole,
+# in large pieces, and read up to 3.5 MiB more for a small thumbnail than the same binary loaded by use
+# (docs/benchmarks.md, "Process memory floor"). Call it once, before the first measure.
+bench_settle_page_cache() {
+    python3 - "$@" /usr/lib/x86_64-linux-gnu/vips-modules-*/*.so <<'PY'
+import os, subprocess, sys
+files = set()
+for binary in sys.argv[1:]:
+    if not os.path.exists(binary):
+        continue
+    files.add(os.path.realpath(binary))
+    listed = subprocess.run(["ldd", binary], capture_output=True, text=True).stdout
+    for line in listed.splitlines():
+        path = line.split("=>")[-1].split(" (")[0].strip()
+        if path.startswith("/"):
+            files.add(os.path.realpath(path))
+for path in files:
+    try:
+        fd = os.open(path, os.O_RDONLY)
+        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+        os.close(fd)
+    except OSError:
+        pass
+PY
+}
+
 # bench_ratio A B -> A / B with 2 decimals ("–" when B is 0: a CPU time under 10 ms)
 bench_ratio() { if (( $(echo "$2 == 0" | bc -l) )); then printf '–'; else printf '%.2f' "$(echo "$1 / $2" | bc -l)"; fi; }
 # bench_mib KIB -> MiB with 1 decimal
