@@ -104,8 +104,8 @@ final class GIFEncoder: AnimationWriter {
     /// and may be written as differences; otherwise it is written whole and cleared after it is shown (disposal 2).
     private func write(_ frame: Pending, keptAfter: Bool) throws(ImageDecodeError) {
         let (width, height) = (frame.frame.width, frame.frame.height)
-        let (part, rect) = frame.overPrevious && keptAfter ? Self.changes(frame.frame, since: previous!)
-                                                           : (frame.frame, ProcessingPlan.Rect(x: 0, y: 0, width: width, height: height))
+        let (part, rect) = if frame.overPrevious, keptAfter, let previous { Self.changes(frame.frame, since: previous) }
+                           else { (frame.frame, ProcessingPlan.Rect(x: 0, y: 0, width: width, height: height)) }
         var transparentIndex: Int32 = -1
         let colors = part.pixels.withUnsafeBufferPointer { pixels in
             tc_quantize_rgba(pixels.baseAddress, Int32(part.width), Int32(part.height), part.rowBytes, 4,

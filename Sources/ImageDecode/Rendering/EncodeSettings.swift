@@ -124,17 +124,17 @@ extension EncodeSettings {
         var files = [Data](repeating: Data(), count: targets.count)
         var rendered: RenderedAnimation
         repeat {
-            var writers = [any AnimationWriter](), written = [Int]()
+            var writers = [any AnimationWriter](), written = [(index: Int, quality: Int)]()
             for (index, target) in targets.enumerated() {
                 guard let quality = qualities[index] else { continue }
                 files[index] = Data()  // a file over max_bytes is not kept while the next is written
                 writers.append(try AnimationEncoder.writer(for: target.format, quality: quality))
-                written.append(index)
+                written.append((index, quality))
             }
             rendered = try render(writers)
-            for (index, writer) in zip(written, writers) {
+            for ((index, quality), writer) in zip(written, writers) {
                 files[index] = try writer.finish(loopCount: rendered.loopCount)
-                qualities[index] = targets[index].nextQuality(after: files[index], at: qualities[index]!)
+                qualities[index] = targets[index].nextQuality(after: files[index], at: quality)
             }
         } while qualities.contains(where: { $0 != nil })
         var thumbnail = Thumbnail(data: files[0], format: format, width: rendered.width, height: rendered.height,

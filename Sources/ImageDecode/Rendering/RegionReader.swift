@@ -168,11 +168,12 @@ struct RegionReader {
         } else {
             // The resizer is sized for the full-resolution window: decoders that reduce while decoding only shrink it;
             // one that draws enlarged (`drawsAtAnyScale`) gives it that many more.
-            // Counted in Double and capped at 2^26 a side before becoming an
-            // Int: no plan's scale can trap here or in the resizer's estimate.
+            // Counted in Double and kept within 1...2^26 a side (the cap for anything not finite) before becoming
+            // an Int: no plan's scale can trap here or in the resizer's estimate.
             let enlarged = geometry.shrink > 0 ? 1 / min(1, geometry.shrink) : 1
             func side(_ whole: Int, _ region: Double) -> Int {
-                Int(min(min(Double(whole) * enlarged, region * enlarged + 1).rounded(.up), Double(1 << 26)))
+                let side = min(Double(whole) * enlarged, region * enlarged + 1).rounded(.up)
+                return side.isFinite ? Int(max(1, min(side, Double(1 << 26)))) : 1 << 26
             }
             let columns = side(info.width, geometry.region.width), rows = side(info.height, geometry.region.height)
             reading = Resampler.workingMemory(sourceWidth: max(1, columns), sourceHeight: max(1, rows),

@@ -5,6 +5,13 @@ import ImageDecode
 /// under `<cache>/downloads`, which the decoder reads as it goes. The download file is deleted when the last
 /// reference goes, whether the original was stored, refused or superseded.
 final class FetchedOriginal: Sendable {
+    /// Where the bytes are: never an opened image, so reading them needs no case for one.
+    private enum Bytes {
+        case memory(Data)
+        case file(String)
+    }
+
+    private let bytes: Bytes
     let image: EncodedImage
     /// `image` opened once (`OpenedImage`): the probe made when it arrives and the renders of it that follow share one
     /// open, so an SVG download is parsed once for its header and its first render. Kept as long as the download is.
@@ -13,6 +20,7 @@ final class FetchedOriginal: Sendable {
     private let temporaryPath: String?
 
     init(data: Data) {
+        bytes = .memory(data)
         image = .data(data)
         opened = image.openedOnce()
         byteCount = data.count
@@ -21,6 +29,7 @@ final class FetchedOriginal: Sendable {
 
     /// Takes ownership of the file at `path`.
     init(downloadedTo path: String, byteCount: Int) {
+        bytes = .file(path)
         image = .file(path)
         opened = image.openedOnce()
         self.byteCount = byteCount
@@ -33,7 +42,7 @@ final class FetchedOriginal: Sendable {
 
     /// The bytes when they are held in memory (a local file's, a `DataCache` fetch's); nil for a download file.
     var inMemoryData: Data? {
-        guard case .data(let data) = image else { return nil }
+        guard case .memory(let data) = bytes else { return nil }
         return data
     }
 
@@ -63,9 +72,8 @@ final class FetchedOriginal: Sendable {
     /// Hands the bytes to `consume` in order, a chunk at a time, so storing or comparing a large original
     /// never needs it in memory whole. `consume` returns false to stop early.
     func forEachChunk(_ consume: (UnsafeRawBufferPointer) throws(PipelineError) -> Bool) throws(PipelineError) {
-        switch image {
-        case .opened: preconditionFailure("a fetched original is bytes or a download file (its two inits), never opened")
-        case .data(let data):
+        switch bytes {
+        case .memory(let data):
             _ = try data.withUnsafeBytes { bytes in Result { () throws(PipelineError) in try consume(bytes) } }.get()
         case .file(let path):
             let fd = open(path, O_RDONLY | O_CLOEXEC)
