@@ -276,6 +276,47 @@ struct SVGDecodeTests {
         #expect(made.width == 50)
     }
 
+    /// The budget's scan counts only what librsvg lays out: character data (and CDATA) inside a text element, under
+    /// any prefix and past a `>` in a quoted value; not comments, not other elements, not after a self-closed one.
+    /// 6,000 bytes in one run is over the budget (36 M > 32 M), 5,000 is under.
+    @Test(arguments: [
+        ("<svg:text xmlns:svg='http://www.w3.org/2000/svg'>RUN</svg:text>", true),
+        ("<text title='a>b' y=\"1>2\">RUN</text>", true),
+        ("<text><![CDATA[RUN]]></text>", true),
+        ("<text><tspan>RUN</tspan></text>", true),
+        ("<textPath>RUN</textPath>", true),
+        ("<!-- <text>RUN</text> -->", false),
+        ("<texts>RUN</texts>", false),
+        ("<desc>RUN</desc>", false),
+        ("<text/>RUN", false),
+        ("<?pi <text> ?>RUN", false),
+        ("<text>one</text>RUN<text>two</text>", false),
+    ])
+    func textBudgetCountsTextRunsOnly(body: String, refused: Bool) throws {
+        func check(_ length: Int) -> Bool {
+            let text = "<svg xmlns='http://www.w3.org/2000/svg'>"
+                + body.replacingOccurrences(of: "RUN", with: String(repeating: "W", count: length)) + "</svg>"
+            return Array(text.utf8).withUnsafeBytes { bytes in
+                do throws(ImageDecodeError) { try SVGTextBudget.check(bytes); return false } catch { return true }
+            }
+        }
+        #expect(check(6000) == refused)
+        #expect(check(5000) == false)
+    }
+
+    @Test func textBudgetFindsEveryPlaceANeedleCanBe() {
+        func find(_ text: String, from start: Int = 0) -> Int? {
+            Array(text.utf8).withUnsafeBytes { SVGTextBudget.find("-->", in: $0, from: start) }
+        }
+        #expect(find("-->") == 0)
+        #expect(find("a-->") == 1)
+        #expect(find("a--b-->") == 4)
+        #expect(find("ab--") == nil)
+        #expect(find("") == nil)
+        #expect(find("-->x-->", from: 1) == 4)
+        #expect(find("-->", from: 3) == nil)
+    }
+
     /// W3C SVG 1.1 test-suite files decode (one per area: shapes, use recursion, blur, images by reference).
     @Test(arguments: ["shapes-rect-01-t", "struct-use-recursion-01-t", "filters-gauss-01-b", "struct-image-01-t"])
     func w3cTestSuiteFilesDecode(name: String) throws {
