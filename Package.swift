@@ -58,14 +58,11 @@ let package = Package(
         // libwebp-dev beside libwebpdemux) are linked here by name.
         .target(name: "CWebpGifAvifGlue", dependencies: ["CJpegPngGlue", "CWebP", "CGIF", "CAVIF"],
                 linkerSettings: [.linkedLibrary("gif"), .linkedLibrary("webpmux")]),
-        // HEIC/HEIF (libheif; HEVC through libde265) and JPEG XL (libjxl, in and out).
-        .systemLibrary(name: "CHEIF", pkgConfig: "libheif", providers: [.apt(["libheif-dev"]), .brew(["libheif"])]),
-        // libde265 directly, so its pictures start zeroed (de265_zeroed_pictures.c).
-        .systemLibrary(name: "CDE265", pkgConfig: "libde265", providers: [.apt(["libde265-dev"]), .brew(["libde265"])]),
-        .systemLibrary(name: "CJXL", pkgConfig: "libjxl", providers: [.apt(["libjxl-dev"]), .brew(["jpeg-xl"])]),
-        // libjxl_threads (libjxl's parallel runner, in libjxl-dev; pkg-config libjxl_threads) by name, as above.
-        .target(name: "CHeifJxlGlue", dependencies: ["CJpegPngGlue", "CHEIF", "CDE265", "CJXL", "CLCMS2"],
-                linkerSettings: [.linkedLibrary("jxl_threads")]),
+        // HEIC/HEIF (libheif; HEVC through libde265, whose pictures start zeroed: de265_zeroed_pictures.c) and JPEG XL
+        // (libjxl, in and out). Not linked: opened at first use (Sources/CJpegPngGlue/include/tc_library.h), so a
+        // process that reads neither never loads them. Their headers (libheif-dev, libde265-dev, libjxl-dev) are in
+        // the compiler's default include path; no pkg-config target, which would link them.
+        .target(name: "CHeifJxlGlue", dependencies: ["CJpegPngGlue", "CLCMS2"]),
         // TIFF (libtiff 4.5): read from memory, errors into the decoder's message; BMP and ICO are read in Swift.
         .systemLibrary(name: "CTIFF", pkgConfig: "libtiff-4", providers: [.apt(["libtiff-dev"]), .brew(["libtiff"])]),
         .target(name: "CTiffGlue", dependencies: ["CJpegPngGlue", "CTIFF"]),

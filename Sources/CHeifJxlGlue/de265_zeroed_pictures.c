@@ -13,7 +13,7 @@
 // with the defaults whenever SAO is on, which is most photos.
 #include "CHeifJxlGlue.h"
 
-#include <libde265/de265.h>
+#include "heif_library.h"
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -27,7 +27,7 @@ static int zeroed_get_buffer(de265_decoder_context *context, struct de265_image_
     (void)context;
     (void)userdata;
     if (spec->width <= 0 || spec->height <= 0) return 0;
-    enum de265_chroma chroma = de265_get_chroma_format(image);
+    enum de265_chroma chroma = tc_de265.de265_get_chroma_format(image);
     int planes = chroma == de265_chroma_mono ? 1 : 3;
     size_t sub_x = chroma == de265_chroma_420 || chroma == de265_chroma_422 ? 2 : 1;
     size_t sub_y = chroma == de265_chroma_420 ? 2 : 1;
@@ -39,7 +39,7 @@ static int zeroed_get_buffer(de265_decoder_context *context, struct de265_image_
         size_t width = plane == 0 ? (size_t)spec->width : ((size_t)spec->width + sub_x - 1) / sub_x;
         size_t height = plane == 0 ? (size_t)spec->height : ((size_t)spec->height + sub_y - 1) / sub_y;
         size_t stride = (width + alignment - 1) / alignment * alignment
-                        * (size_t)((de265_get_bits_per_pixel(image, plane) + 7) / 8);
+                        * (size_t)((tc_de265.de265_get_bits_per_pixel(image, plane) + 7) / 8);
         // calloc rather than posix_memalign + memset: the kernel's zero pages are only made resident where the
         // decoder writes (a picture's padding, or one that is never wholly decoded, costs nothing), and glibc skips
         // clearing memory that is fresh from the system. The 64-byte alignment is taken inside the block.
@@ -53,14 +53,14 @@ static int zeroed_get_buffer(de265_decoder_context *context, struct de265_image_
     }
     // Each plane's calloc'd block is its user data, for release (the plane pointer libde265 hands out later is moved
     // by the conformance window).
-    for (int plane = 0; plane < 3; plane++) de265_set_image_plane(image, plane, aligned[plane], strides[plane], memory[plane]);
+    for (int plane = 0; plane < 3; plane++) tc_de265.de265_set_image_plane(image, plane, aligned[plane], strides[plane], memory[plane]);
     return 1;
 }
 
 static void zeroed_release_buffer(de265_decoder_context *context, struct de265_image *image, void *userdata) {
     (void)context;
     (void)userdata;
-    for (int plane = 0; plane < 3; plane++) free(de265_get_image_plane_user_data(image, plane));
+    for (int plane = 0; plane < 3; plane++) free(tc_de265.de265_get_image_plane_user_data(image, plane));
 }
 
 static pthread_once_t tc_de265_once = PTHREAD_ONCE_INIT;
@@ -68,12 +68,12 @@ static pthread_once_t tc_de265_once = PTHREAD_ONCE_INIT;
 static void tc_de265_install(void) {
     // Not const in libde265 (see the top of this file); a decoder made before this keeps the old functions, and
     // none is: this runs before libheif makes the first one.
-    struct de265_image_allocation *defaults = (struct de265_image_allocation *)de265_get_default_image_allocation_functions();
+    struct de265_image_allocation *defaults = (struct de265_image_allocation *)tc_de265.de265_get_default_image_allocation_functions();
     defaults->get_buffer = zeroed_get_buffer;
     defaults->release_buffer = zeroed_release_buffer;
 }
 
 int tc_heif_zero_hevc_pictures(void) {
     pthread_once(&tc_de265_once, tc_de265_install);
-    return de265_get_default_image_allocation_functions()->get_buffer == zeroed_get_buffer;
+    return tc_de265.de265_get_default_image_allocation_functions()->get_buffer == zeroed_get_buffer;
 }

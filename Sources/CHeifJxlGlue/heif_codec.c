@@ -1,4 +1,5 @@
 #include "CHeifJxlGlue.h"
+#include "heif_library.h"
 
 #include <errno.h>
 #include <math.h>
@@ -6,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <lcms2.h>
-#include <libheif/heif.h>
 #include <sys/stat.h>
 
 struct tc_heif_decoder {
@@ -122,18 +122,19 @@ void tc_heif_zeroed_begin(void);  // heif_zeroed_planes.cpp
 void tc_heif_zeroed_end(void);
 
 static tc_heif_decoder *decoder_alloc(int max_side) {
+    if (tc_heif_library_error()) return NULL;
     // Without zeroed pictures a damaged file could show earlier heap memory: then decode nothing.
     if (!tc_heif_zero_hevc_pictures()) return NULL;
     tc_heif_decoder *decoder = calloc(1, sizeof *decoder);
     if (!decoder) return NULL;
-    decoder->context = heif_context_alloc();
+    decoder->context = tc_heif.heif_context_alloc();
     if (!decoder->context) {
         free(decoder);
         return NULL;
     }
-    if (max_side > 0) heif_context_set_maximum_image_size_limit(decoder->context, max_side);
+    if (max_side > 0) tc_heif.heif_context_set_maximum_image_size_limit(decoder->context, max_side);
     // Grid tiles on the calling thread: the service runs one render per core already.
-    heif_context_set_max_decoding_threads(decoder->context, 0);
+    tc_heif.heif_context_set_max_decoding_threads(decoder->context, 0);
     return decoder;
 }
 
@@ -158,10 +159,10 @@ tc_heif_decoder *tc_heif_decoder_create_file(FILE *file, int max_side) {
 
 void tc_heif_decoder_destroy(tc_heif_decoder *decoder) {
     if (!decoder) return;
-    if (decoder->image) heif_image_release(decoder->image);
-    if (decoder->thumbnail) heif_image_handle_release(decoder->thumbnail);
-    if (decoder->primary) heif_image_handle_release(decoder->primary);
-    heif_context_free(decoder->context);
+    if (decoder->image) tc_heif.heif_image_release(decoder->image);
+    if (decoder->thumbnail) tc_heif.heif_image_handle_release(decoder->thumbnail);
+    if (decoder->primary) tc_heif.heif_image_handle_release(decoder->primary);
+    tc_heif.heif_context_free(decoder->context);
     free(decoder->icc);
     free(decoder->exif);
     free(decoder->xmp);
@@ -206,13 +207,13 @@ static void profile_from_nclx(tc_heif_decoder *decoder, const struct heif_color_
 
 static void read_colour(tc_heif_decoder *decoder) {
     struct heif_image_handle *handle = decoder->primary;
-    enum heif_color_profile_type type = heif_image_handle_get_color_profile_type(handle);
+    enum heif_color_profile_type type = tc_heif.heif_image_handle_get_color_profile_type(handle);
     if (type == heif_color_profile_type_prof || type == heif_color_profile_type_rICC) {
-        size_t size = heif_image_handle_get_raw_color_profile_size(handle);
+        size_t size = tc_heif.heif_image_handle_get_raw_color_profile_size(handle);
         if (size == 0) return;
         decoder->icc = malloc(size);
         if (!decoder->icc) return;
-        struct heif_error error = heif_image_handle_get_raw_color_profile(handle, decoder->icc);
+        struct heif_error error = tc_heif.heif_image_handle_get_raw_color_profile(handle, decoder->icc);
         if (error.code == heif_error_Ok) {
             decoder->icc_size = size;
         } else {
@@ -222,31 +223,31 @@ static void read_colour(tc_heif_decoder *decoder) {
         return;
     }
     struct heif_color_profile_nclx *nclx = NULL;
-    if (heif_image_handle_get_nclx_color_profile(handle, &nclx).code == heif_error_Ok && nclx) {
+    if (tc_heif.heif_image_handle_get_nclx_color_profile(handle, &nclx).code == heif_error_Ok && nclx) {
         profile_from_nclx(decoder, nclx);
-        heif_nclx_color_profile_free(nclx);
+        tc_heif.heif_nclx_color_profile_free(nclx);
     }
 }
 
 /// The first Exif block (its 4-byte offset to the TIFF header skipped) and the first XMP packet.
 static void read_metadata(tc_heif_decoder *decoder) {
     struct heif_image_handle *handle = decoder->primary;
-    int count = heif_image_handle_get_number_of_metadata_blocks(handle, NULL);
+    int count = tc_heif.heif_image_handle_get_number_of_metadata_blocks(handle, NULL);
     if (count <= 0) return;
     if (count > 64) count = 64;
     heif_item_id ids[64];
-    count = heif_image_handle_get_list_of_metadata_block_IDs(handle, NULL, ids, count);
+    count = tc_heif.heif_image_handle_get_list_of_metadata_block_IDs(handle, NULL, ids, count);
     for (int i = 0; i < count; i++) {
-        const char *type = heif_image_handle_get_metadata_type(handle, ids[i]);
-        const char *content = heif_image_handle_get_metadata_content_type(handle, ids[i]);
+        const char *type = tc_heif.heif_image_handle_get_metadata_type(handle, ids[i]);
+        const char *content = tc_heif.heif_image_handle_get_metadata_content_type(handle, ids[i]);
         int is_exif = type && strcmp(type, "Exif") == 0;
         int is_xmp = type && strcmp(type, "mime") == 0 && content && strcmp(content, "application/rdf+xml") == 0;
         if ((is_exif && decoder->exif) || (is_xmp && decoder->xmp) || (!is_exif && !is_xmp)) continue;
-        size_t size = heif_image_handle_get_metadata_size(handle, ids[i]);
+        size_t size = tc_heif.heif_image_handle_get_metadata_size(handle, ids[i]);
         if (size == 0 || size > (64u << 20)) continue;
         uint8_t *bytes = malloc(size);
         if (!bytes) continue;
-        if (heif_image_handle_get_metadata(handle, ids[i], bytes).code != heif_error_Ok) {
+        if (tc_heif.heif_image_handle_get_metadata(handle, ids[i], bytes).code != heif_error_Ok) {
             free(bytes);
             continue;
         }
@@ -274,25 +275,25 @@ static void read_metadata(tc_heif_decoder *decoder) {
 /// The largest thumbnail with the primary's alpha and aspect ratio (libvips also refuses thumbnails that do not
 /// match: some encoders wrote broken ones).
 static void choose_thumbnail(tc_heif_decoder *decoder, int width, int height, int has_alpha) {
-    int count = heif_image_handle_get_number_of_thumbnails(decoder->primary);
+    int count = tc_heif.heif_image_handle_get_number_of_thumbnails(decoder->primary);
     if (count <= 0) return;
     if (count > 16) count = 16;
     heif_item_id ids[16];
-    count = heif_image_handle_get_list_of_thumbnail_IDs(decoder->primary, ids, count);
+    count = tc_heif.heif_image_handle_get_list_of_thumbnail_IDs(decoder->primary, ids, count);
     int best_width = 0;
     for (int i = 0; i < count; i++) {
         struct heif_image_handle *thumbnail = NULL;
-        if (heif_image_handle_get_thumbnail(decoder->primary, ids[i], &thumbnail).code != heif_error_Ok) continue;
-        int tw = heif_image_handle_get_width(thumbnail), th = heif_image_handle_get_height(thumbnail);
+        if (tc_heif.heif_image_handle_get_thumbnail(decoder->primary, ids[i], &thumbnail).code != heif_error_Ok) continue;
+        int tw = tc_heif.heif_image_handle_get_width(thumbnail), th = tc_heif.heif_image_handle_get_height(thumbnail);
         int usable = tw > 0 && th > 0 && tw < width
-            && (heif_image_handle_has_alpha_channel(thumbnail) != 0) == (has_alpha != 0)
+            && (tc_heif.heif_image_handle_has_alpha_channel(thumbnail) != 0) == (has_alpha != 0)
             && fabs((double)tw / th - (double)width / height) <= 0.02 * (double)width / height;
         if (usable && tw > best_width) {
-            if (decoder->thumbnail) heif_image_handle_release(decoder->thumbnail);
+            if (decoder->thumbnail) tc_heif.heif_image_handle_release(decoder->thumbnail);
             decoder->thumbnail = thumbnail;
             best_width = tw;
         } else {
-            heif_image_handle_release(thumbnail);
+            tc_heif.heif_image_handle_release(thumbnail);
         }
     }
 }
@@ -300,23 +301,23 @@ static void choose_thumbnail(tc_heif_decoder *decoder, int width, int height, in
 tc_status tc_heif_read_header(tc_heif_decoder *decoder, tc_heif_header *header) {
     memset(header, 0, sizeof *header);
     struct heif_error error = decoder->file
-        ? heif_context_read_from_reader(decoder->context, &file_reader, decoder, NULL)
-        : heif_context_read_from_memory_without_copy(decoder->context, decoder->data, decoder->size, NULL);
+        ? tc_heif.heif_context_read_from_reader(decoder->context, &file_reader, decoder, NULL)
+        : tc_heif.heif_context_read_from_memory_without_copy(decoder->context, decoder->data, decoder->size, NULL);
     if (decoder->file_failed) return file_fail(decoder);
     if (error.code != heif_error_Ok) return fail(decoder, error);
-    error = heif_context_get_primary_image_handle(decoder->context, &decoder->primary);
+    error = tc_heif.heif_context_get_primary_image_handle(decoder->context, &decoder->primary);
     if (error.code != heif_error_Ok) return fail(decoder, error);
-    header->width = heif_image_handle_get_width(decoder->primary);
-    header->height = heif_image_handle_get_height(decoder->primary);
-    header->has_alpha = heif_image_handle_has_alpha_channel(decoder->primary) != 0;
-    header->luma_bits = heif_image_handle_get_luma_bits_per_pixel(decoder->primary);
+    header->width = tc_heif.heif_image_handle_get_width(decoder->primary);
+    header->height = tc_heif.heif_image_handle_get_height(decoder->primary);
+    header->has_alpha = tc_heif.heif_image_handle_has_alpha_channel(decoder->primary) != 0;
+    header->luma_bits = tc_heif.heif_image_handle_get_luma_bits_per_pixel(decoder->primary);
     if (header->width <= 0 || header->height <= 0) return TC_OK;  // the caller refuses a zero size
     read_colour(decoder);
     read_metadata(decoder);
     choose_thumbnail(decoder, header->width, header->height, header->has_alpha);
     if (decoder->thumbnail) {
-        header->thumbnail_width = heif_image_handle_get_width(decoder->thumbnail);
-        header->thumbnail_height = heif_image_handle_get_height(decoder->thumbnail);
+        header->thumbnail_width = tc_heif.heif_image_handle_get_width(decoder->thumbnail);
+        header->thumbnail_height = tc_heif.heif_image_handle_get_height(decoder->thumbnail);
     }
     return decoder->file_failed ? file_fail(decoder) : TC_OK;  // metadata items are read from the file too
 }
@@ -343,32 +344,32 @@ tc_status tc_heif_decode(tc_heif_decoder *decoder, int use_thumbnail, int channe
         snprintf(decoder->message, sizeof decoder->message, "header not read, or decoded already");
         return TC_CORRUPT;
     }
-    struct heif_decoding_options *options = heif_decoding_options_alloc();
+    struct heif_decoding_options *options = tc_heif.heif_decoding_options_alloc();
     if (!options) return TC_NO_MEMORY;
     // Transformations (irot, imir, clap) applied: the pixels come out upright, so no Exif orientation applies.
     options->ignore_transformations = 0;
     options->convert_hdr_to_8bit = 1;
     // libheif's planes start zeroed here (heif_zeroed_planes.cpp): a damaged file cannot show earlier heap memory.
     tc_heif_zeroed_begin();
-    struct heif_error error = heif_decode_image(handle, &decoder->image, heif_colorspace_RGB,
+    struct heif_error error = tc_heif.heif_decode_image(handle, &decoder->image, heif_colorspace_RGB,
                                                 channels == 4 ? heif_chroma_interleaved_RGBA : heif_chroma_interleaved_RGB,
                                                 options);
     tc_heif_zeroed_end();
-    heif_decoding_options_free(options);
+    tc_heif.heif_decoding_options_free(options);
     if (decoder->file_failed) return file_fail(decoder);  // the item's data was not all read: not a picture of it
     if (error.code != heif_error_Ok) {
         decoder->image = NULL;
         return fail(decoder, error);
     }
     int row_bytes = 0;
-    const uint8_t *plane = heif_image_get_plane_readonly(decoder->image, heif_channel_interleaved, &row_bytes);
-    int bits = heif_image_get_bits_per_pixel_range(decoder->image, heif_channel_interleaved);
+    const uint8_t *plane = tc_heif.heif_image_get_plane_readonly(decoder->image, heif_channel_interleaved, &row_bytes);
+    int bits = tc_heif.heif_image_get_bits_per_pixel_range(decoder->image, heif_channel_interleaved);
     if (!plane || bits != 8) {
         snprintf(decoder->message, sizeof decoder->message, "libheif gave no 8-bit interleaved plane");
         return TC_UNSUPPORTED;
     }
-    *width = heif_image_get_width(decoder->image, heif_channel_interleaved);
-    *height = heif_image_get_height(decoder->image, heif_channel_interleaved);
+    *width = tc_heif.heif_image_get_width(decoder->image, heif_channel_interleaved);
+    *height = tc_heif.heif_image_get_height(decoder->image, heif_channel_interleaved);
     *pixels = plane;
     *stride = (size_t)row_bytes;
     return TC_OK;

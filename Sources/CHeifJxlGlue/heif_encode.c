@@ -1,10 +1,10 @@
 #include "CHeifJxlGlue.h"
+#include "heif_library.h"
 
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <libheif/heif.h>
 
 /// The libheif-written file, gathered by its writer callback (libheif 1.15 hands over the whole file in one call,
 /// but nothing here relies on that).
@@ -44,11 +44,18 @@ static tc_status encode_failure(tc_encoded *out, const char *what, struct heif_e
     return TC_CORRUPT;
 }
 
-int tc_heif_can_encode(void) { return heif_have_encoder_for_format(heif_compression_HEVC); }
+int tc_heif_can_encode(void) {
+    return !tc_heif_library_error() && tc_heif.heif_have_encoder_for_format(heif_compression_HEVC);
+}
 
 tc_status tc_heif_encode(const uint8_t *pixels, int width, int height, size_t stride, int channels, int quality,
                          const tc_metadata *metadata, tc_encoded *out) {
     memset(out, 0, sizeof *out);
+    const char *unloaded = tc_heif_library_error();
+    if (unloaded) {
+        snprintf(out->message, sizeof out->message, "%s", unloaded);
+        return TC_UNSUPPORTED;
+    }
     if (!pixels || width <= 0 || height <= 0 || (channels != 3 && channels != 4)
         || stride < (size_t)width * (size_t)channels) {
         snprintf(out->message, sizeof out->message, "HEIC is written from 8-bit RGB or RGBA rows only");
@@ -63,7 +70,7 @@ tc_status tc_heif_encode(const uint8_t *pixels, int width, int height, size_t st
         snprintf(out->message, sizeof out->message, "metadata over 2 GB");
         return TC_UNSUPPORTED;
     }
-    if (!heif_have_encoder_for_format(heif_compression_HEVC)) {
+    if (!tc_heif.heif_have_encoder_for_format(heif_compression_HEVC)) {
         snprintf(out->message, sizeof out->message, "this libheif has no HEVC encoder (x265)");
         return TC_UNSUPPORTED;
     }
@@ -71,7 +78,7 @@ tc_status tc_heif_encode(const uint8_t *pixels, int width, int height, size_t st
     if (quality > 100) quality = 100;
 
     tc_status status = TC_OK;
-    struct heif_context *context = heif_context_alloc();
+    struct heif_context *context = tc_heif.heif_context_alloc();
     struct heif_encoder *encoder = NULL;
     struct heif_image *image = NULL;
     struct heif_image_handle *handle = NULL;
@@ -82,36 +89,36 @@ tc_status tc_heif_encode(const uint8_t *pixels, int width, int height, size_t st
         snprintf(out->message, sizeof out->message, "out of memory creating the HEIC encoder");
         return TC_NO_MEMORY;
     }
-    error = heif_context_get_encoder_for_format(context, heif_compression_HEVC, &encoder);
+    error = tc_heif.heif_context_get_encoder_for_format(context, heif_compression_HEVC, &encoder);
     if (error.code != heif_error_Ok) {
         status = encode_failure(out, "no HEVC encoder", error);
         goto done;
     }
-    heif_encoder_set_logging_level(encoder, 0);
+    tc_heif.heif_encoder_set_logging_level(encoder, 0);
     // libheif's mapping, as libvips' heifsave (imgproxy's saver) uses it: x265 constant rate factor (100 - q) / 2.
-    error = heif_encoder_set_lossy_quality(encoder, quality);
-    if (error.code == heif_error_Ok) error = heif_encoder_set_lossless(encoder, 0);
+    error = tc_heif.heif_encoder_set_lossy_quality(encoder, quality);
+    if (error.code == heif_error_Ok) error = tc_heif.heif_encoder_set_lossless(encoder, 0);
     // libvips' "auto" subsampling: 4:2:0 below Q 90, 4:4:4 from it.
-    if (error.code == heif_error_Ok) error = heif_encoder_set_parameter_string(encoder, "chroma", quality >= 90 ? "444" : "420");
+    if (error.code == heif_error_Ok) error = tc_heif.heif_encoder_set_parameter_string(encoder, "chroma", quality >= 90 ? "444" : "420");
     // One encoding thread: without these x265 starts a pool of one worker per core (and a frame thread) for every
     // encode, while the service already runs one render per core. No pool also turns off wavefront parallelism,
     // which x265 only does on a pool. libheif passes "x265:" parameters through unchecked, so only these two.
-    if (error.code == heif_error_Ok) error = heif_encoder_set_parameter_string(encoder, "x265:pools", "none");
-    if (error.code == heif_error_Ok) error = heif_encoder_set_parameter_string(encoder, "x265:frame-threads", "1");
+    if (error.code == heif_error_Ok) error = tc_heif.heif_encoder_set_parameter_string(encoder, "x265:pools", "none");
+    if (error.code == heif_error_Ok) error = tc_heif.heif_encoder_set_parameter_string(encoder, "x265:frame-threads", "1");
     if (error.code != heif_error_Ok) {
         status = encode_failure(out, "HEVC encoder settings", error);
         goto done;
     }
 
-    error = heif_image_create(width, height, heif_colorspace_RGB,
+    error = tc_heif.heif_image_create(width, height, heif_colorspace_RGB,
                               channels == 4 ? heif_chroma_interleaved_RGBA : heif_chroma_interleaved_RGB, &image);
-    if (error.code == heif_error_Ok) error = heif_image_add_plane(image, heif_channel_interleaved, width, height, 8);
+    if (error.code == heif_error_Ok) error = tc_heif.heif_image_add_plane(image, heif_channel_interleaved, width, height, 8);
     if (error.code != heif_error_Ok) {
         status = encode_failure(out, "HEIC image", error);
         goto done;
     }
     int plane_stride = 0;
-    uint8_t *plane = heif_image_get_plane(image, heif_channel_interleaved, &plane_stride);
+    uint8_t *plane = tc_heif.heif_image_get_plane(image, heif_channel_interleaved, &plane_stride);
     if (!plane || plane_stride < width * channels) {
         snprintf(out->message, sizeof out->message, "libheif gave no interleaved plane");
         status = TC_NO_MEMORY;
@@ -120,42 +127,42 @@ tc_status tc_heif_encode(const uint8_t *pixels, int width, int height, size_t st
     for (int y = 0; y < height; y++)
         memcpy(plane + (size_t)y * (size_t)plane_stride, pixels + (size_t)y * stride, (size_t)width * (size_t)channels);
     if (metadata && metadata->icc_size) {
-        error = heif_image_set_raw_color_profile(image, "prof", metadata->icc, metadata->icc_size);
+        error = tc_heif.heif_image_set_raw_color_profile(image, "prof", metadata->icc, metadata->icc_size);
         if (error.code != heif_error_Ok) {
             status = encode_failure(out, "ICC profile", error);
             goto done;
         }
     }
 
-    options = heif_encoding_options_alloc();
+    options = tc_heif.heif_encoding_options_alloc();
     if (!options) {
         snprintf(out->message, sizeof out->message, "out of memory");
         status = TC_NO_MEMORY;
         goto done;
     }
     options->save_alpha_channel = channels == 4;
-    error = heif_context_encode_image(context, image, encoder, options, &handle);
+    error = tc_heif.heif_context_encode_image(context, image, encoder, options, &handle);
     if (error.code != heif_error_Ok) {
         status = encode_failure(out, "HEVC encoding", error);
         goto done;
     }
     if (metadata && metadata->exif_size) {
         // libheif finds the TIFF header itself and writes the 4-byte offset before it (ISO/IEC 23008-12 A.2.1).
-        error = heif_context_add_exif_metadata(context, handle, metadata->exif, (int)metadata->exif_size);
+        error = tc_heif.heif_context_add_exif_metadata(context, handle, metadata->exif, (int)metadata->exif_size);
         if (error.code != heif_error_Ok) {
             status = encode_failure(out, "Exif", error);
             goto done;
         }
     }
     if (metadata && metadata->xmp_size) {
-        error = heif_context_add_XMP_metadata(context, handle, metadata->xmp, (int)metadata->xmp_size);
+        error = tc_heif.heif_context_add_XMP_metadata(context, handle, metadata->xmp, (int)metadata->xmp_size);
         if (error.code != heif_error_Ok) {
             status = encode_failure(out, "XMP", error);
             goto done;
         }
     }
     struct heif_writer writer = {.writer_api_version = 1, .write = append_output};
-    error = heif_context_write(context, &writer, &output);
+    error = tc_heif.heif_context_write(context, &writer, &output);
     if (error.code != heif_error_Ok) {
         status = encode_failure(out, "writing HEIC", error);
         goto done;
@@ -165,10 +172,10 @@ tc_status tc_heif_encode(const uint8_t *pixels, int width, int height, size_t st
     output.data = NULL;
 done:
     free(output.data);
-    if (options) heif_encoding_options_free(options);
-    if (handle) heif_image_handle_release(handle);
-    if (image) heif_image_release(image);
-    if (encoder) heif_encoder_release(encoder);
-    heif_context_free(context);
+    if (options) tc_heif.heif_encoding_options_free(options);
+    if (handle) tc_heif.heif_image_handle_release(handle);
+    if (image) tc_heif.heif_image_release(image);
+    if (encoder) tc_heif.heif_encoder_release(encoder);
+    tc_heif.heif_context_free(context);
     return status;
 }

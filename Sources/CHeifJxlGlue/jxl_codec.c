@@ -1,11 +1,9 @@
 #include "CHeifJxlGlue.h"
+#include "jxl_library.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <jxl/decode.h>
-#include <jxl/encode.h>
-#include <jxl/thread_parallel_runner.h>
 
 /// Metadata boxes above this are skipped rather than read (a hostile file cannot make us hold more).
 enum { MAX_BOX_BYTES = 16 << 20 };
@@ -33,11 +31,12 @@ static tc_status fail(tc_jxl_decoder *decoder, JxlDecoderStatus status, const ch
 }
 
 tc_jxl_decoder *tc_jxl_decoder_create(const uint8_t *data, size_t size) {
+    if (tc_jxl_library_error()) return NULL;
     tc_jxl_decoder *decoder = calloc(1, sizeof *decoder);
     if (!decoder) return NULL;
     decoder->data = data;
     decoder->size = size;
-    decoder->jxl = JxlDecoderCreate(NULL);
+    decoder->jxl = tc_jxl.JxlDecoderCreate(NULL);
     if (!decoder->jxl) {
         free(decoder);
         return NULL;
@@ -47,7 +46,7 @@ tc_jxl_decoder *tc_jxl_decoder_create(const uint8_t *data, size_t size) {
 
 void tc_jxl_decoder_destroy(tc_jxl_decoder *decoder) {
     if (!decoder) return;
-    JxlDecoderDestroy(decoder->jxl);
+    tc_jxl.JxlDecoderDestroy(decoder->jxl);
     free(decoder->icc);
     free(decoder->exif);
     free(decoder->xmp);
@@ -60,8 +59,8 @@ const char *tc_jxl_message(const tc_jxl_decoder *decoder) { return decoder->mess
 static void prefer_srgb(tc_jxl_decoder *decoder) {
     if (decoder->info.uses_original_profile) return;
     JxlColorEncoding srgb;
-    JxlColorEncodingSetToSRGB(&srgb, decoder->info.num_color_channels == 1);
-    JxlDecoderSetPreferredColorProfile(decoder->jxl, &srgb);
+    tc_jxl.JxlColorEncodingSetToSRGB(&srgb, decoder->info.num_color_channels == 1);
+    tc_jxl.JxlDecoderSetPreferredColorProfile(decoder->jxl, &srgb);
 }
 
 static int is_srgb(const JxlColorEncoding *encoding) {
@@ -73,14 +72,14 @@ static int is_srgb(const JxlColorEncoding *encoding) {
 /// The ICC profile of the pixels the decoder will deliver, when they are not sRGB (or grey with sRGB's curve).
 static void read_colour(tc_jxl_decoder *decoder) {
     JxlColorEncoding encoding;
-    if (JxlDecoderGetColorAsEncodedProfile(decoder->jxl, NULL, JXL_COLOR_PROFILE_TARGET_DATA, &encoding)
+    if (tc_jxl.JxlDecoderGetColorAsEncodedProfile(decoder->jxl, NULL, JXL_COLOR_PROFILE_TARGET_DATA, &encoding)
             == JXL_DEC_SUCCESS && is_srgb(&encoding)) return;
     size_t size = 0;
-    if (JxlDecoderGetICCProfileSize(decoder->jxl, NULL, JXL_COLOR_PROFILE_TARGET_DATA, &size) != JXL_DEC_SUCCESS
+    if (tc_jxl.JxlDecoderGetICCProfileSize(decoder->jxl, NULL, JXL_COLOR_PROFILE_TARGET_DATA, &size) != JXL_DEC_SUCCESS
         || size == 0 || size > MAX_BOX_BYTES) return;
     decoder->icc = malloc(size);
     if (!decoder->icc) return;
-    if (JxlDecoderGetColorAsICCProfile(decoder->jxl, NULL, JXL_COLOR_PROFILE_TARGET_DATA, decoder->icc, size)
+    if (tc_jxl.JxlDecoderGetColorAsICCProfile(decoder->jxl, NULL, JXL_COLOR_PROFILE_TARGET_DATA, decoder->icc, size)
             == JXL_DEC_SUCCESS) {
         decoder->icc_size = size;
     } else {
@@ -99,14 +98,14 @@ typedef struct {
 
 static void box_finish(tc_jxl_decoder *decoder, box_reader *box) {
     if (!box->buffer) return;
-    size_t unused = JxlDecoderReleaseBoxBuffer(decoder->jxl);
+    size_t unused = tc_jxl.JxlDecoderReleaseBoxBuffer(decoder->jxl);
     *box->target = box->buffer;
     *box->target_size = box->capacity - unused;
     box->buffer = NULL;
 }
 
 static int box_grow(tc_jxl_decoder *decoder, box_reader *box) {
-    size_t unused = JxlDecoderReleaseBoxBuffer(decoder->jxl);
+    size_t unused = tc_jxl.JxlDecoderReleaseBoxBuffer(decoder->jxl);
     size_t used = box->capacity - unused;
     size_t capacity = box->capacity * 2;
     if (capacity > MAX_BOX_BYTES) return 0;
@@ -114,29 +113,29 @@ static int box_grow(tc_jxl_decoder *decoder, box_reader *box) {
     if (!grown) return 0;
     box->buffer = grown;
     box->capacity = capacity;
-    return JxlDecoderSetBoxBuffer(decoder->jxl, grown + used, capacity - used) == JXL_DEC_SUCCESS;
+    return tc_jxl.JxlDecoderSetBoxBuffer(decoder->jxl, grown + used, capacity - used) == JXL_DEC_SUCCESS;
 }
 
 tc_status tc_jxl_read_header(tc_jxl_decoder *decoder, tc_jxl_header *header) {
     memset(header, 0, sizeof *header);
     JxlDecoder *jxl = decoder->jxl;
-    if (JxlDecoderSubscribeEvents(jxl, JXL_DEC_BASIC_INFO | JXL_DEC_COLOR_ENCODING | JXL_DEC_BOX) != JXL_DEC_SUCCESS
-        || JxlDecoderSetInput(jxl, decoder->data, decoder->size) != JXL_DEC_SUCCESS) {
+    if (tc_jxl.JxlDecoderSubscribeEvents(jxl, JXL_DEC_BASIC_INFO | JXL_DEC_COLOR_ENCODING | JXL_DEC_BOX) != JXL_DEC_SUCCESS
+        || tc_jxl.JxlDecoderSetInput(jxl, decoder->data, decoder->size) != JXL_DEC_SUCCESS) {
         snprintf(decoder->message, sizeof decoder->message, "libjxl could not start");
         return TC_NO_MEMORY;
     }
     // The input is left open: libjxl then says NEED_MORE_INPUT for a file cut short (a closed input makes that
     // a plain error), which is the truncation we report.
-    JxlDecoderSetDecompressBoxes(jxl, JXL_TRUE);  // brob-compressed Exif/XMP
+    tc_jxl.JxlDecoderSetDecompressBoxes(jxl, JXL_TRUE);  // brob-compressed Exif/XMP
     box_reader box = {0};
     tc_status status = TC_OK;
     int colour = 0;
     for (;;) {
-        JxlDecoderStatus event = JxlDecoderProcessInput(jxl);
+        JxlDecoderStatus event = tc_jxl.JxlDecoderProcessInput(jxl);
         if (event == JXL_DEC_BOX_NEED_MORE_OUTPUT) {
             if (!box_grow(decoder, &box)) {
                 // Too large or no memory: the box is dropped, the image still decodes.
-                JxlDecoderReleaseBoxBuffer(jxl);
+                tc_jxl.JxlDecoderReleaseBoxBuffer(jxl);
                 free(box.buffer);
                 box.buffer = NULL;
             }
@@ -144,7 +143,7 @@ tc_status tc_jxl_read_header(tc_jxl_decoder *decoder, tc_jxl_header *header) {
         }
         box_finish(decoder, &box);
         if (event == JXL_DEC_BASIC_INFO) {
-            if (JxlDecoderGetBasicInfo(jxl, &decoder->info) != JXL_DEC_SUCCESS) {
+            if (tc_jxl.JxlDecoderGetBasicInfo(jxl, &decoder->info) != JXL_DEC_SUCCESS) {
                 status = fail(decoder, JXL_DEC_ERROR, "basic info");
                 break;
             }
@@ -155,7 +154,7 @@ tc_status tc_jxl_read_header(tc_jxl_decoder *decoder, tc_jxl_header *header) {
             colour = 1;
         } else if (event == JXL_DEC_BOX) {
             JxlBoxType type;
-            if (JxlDecoderGetBoxType(jxl, type, JXL_TRUE) != JXL_DEC_SUCCESS) continue;
+            if (tc_jxl.JxlDecoderGetBoxType(jxl, type, JXL_TRUE) != JXL_DEC_SUCCESS) continue;
             int is_exif = memcmp(type, "Exif", 4) == 0 && !decoder->exif;
             int is_xmp = memcmp(type, "xml ", 4) == 0 && !decoder->xmp;
             if (!is_exif && !is_xmp) continue;
@@ -163,7 +162,7 @@ tc_status tc_jxl_read_header(tc_jxl_decoder *decoder, tc_jxl_header *header) {
             box.target_size = is_exif ? &decoder->exif_size : &decoder->xmp_size;
             box.capacity = 4096;
             box.buffer = malloc(box.capacity);
-            if (box.buffer && JxlDecoderSetBoxBuffer(jxl, box.buffer, box.capacity) != JXL_DEC_SUCCESS) {
+            if (box.buffer && tc_jxl.JxlDecoderSetBoxBuffer(jxl, box.buffer, box.capacity) != JXL_DEC_SUCCESS) {
                 free(box.buffer);
                 box.buffer = NULL;
             }
@@ -222,8 +221,8 @@ const uint8_t *tc_jxl_xmp(const tc_jxl_decoder *decoder, size_t *length) {
 /// The first frame into `out`, the decoder reset (and its parallel runner, if any, set) already.
 static tc_status decode_frame(tc_jxl_decoder *decoder, int channels, uint8_t *out, size_t stride) {
     JxlDecoder *jxl = decoder->jxl;
-    if (JxlDecoderSubscribeEvents(jxl, JXL_DEC_COLOR_ENCODING | JXL_DEC_FULL_IMAGE) != JXL_DEC_SUCCESS
-        || JxlDecoderSetInput(jxl, decoder->data, decoder->size) != JXL_DEC_SUCCESS) {
+    if (tc_jxl.JxlDecoderSubscribeEvents(jxl, JXL_DEC_COLOR_ENCODING | JXL_DEC_FULL_IMAGE) != JXL_DEC_SUCCESS
+        || tc_jxl.JxlDecoderSetInput(jxl, decoder->data, decoder->size) != JXL_DEC_SUCCESS) {
         snprintf(decoder->message, sizeof decoder->message, "libjxl could not start");
         return TC_NO_MEMORY;
     }
@@ -235,13 +234,13 @@ static tc_status decode_frame(tc_jxl_decoder *decoder, int channels, uint8_t *ou
     int swap = info->orientation >= JXL_ORIENT_TRANSPOSE;
     size_t width = swap ? info->ysize : info->xsize, height = swap ? info->xsize : info->ysize;
     for (;;) {
-        JxlDecoderStatus event = JxlDecoderProcessInput(jxl);
+        JxlDecoderStatus event = tc_jxl.JxlDecoderProcessInput(jxl);
         if (event == JXL_DEC_COLOR_ENCODING) {
             prefer_srgb(decoder);
         } else if (event == JXL_DEC_NEED_IMAGE_OUT_BUFFER) {
             size_t needed = 0;
-            if (JxlDecoderImageOutBufferSize(jxl, &format, &needed) != JXL_DEC_SUCCESS || needed > stride * height
-                || JxlDecoderSetImageOutBuffer(jxl, &format, out, stride * height) != JXL_DEC_SUCCESS) {
+            if (tc_jxl.JxlDecoderImageOutBufferSize(jxl, &format, &needed) != JXL_DEC_SUCCESS || needed > stride * height
+                || tc_jxl.JxlDecoderSetImageOutBuffer(jxl, &format, out, stride * height) != JXL_DEC_SUCCESS) {
                 snprintf(decoder->message, sizeof decoder->message, "libjxl wants an output buffer of another size");
                 return TC_CORRUPT;
             }
@@ -274,22 +273,22 @@ tc_status tc_jxl_decode(tc_jxl_decoder *decoder, int channels, int threads, uint
         return TC_CORRUPT;
     }
     JxlDecoder *jxl = decoder->jxl;
-    JxlDecoderReset(jxl);
+    tc_jxl.JxlDecoderReset(jxl);
     // One thread: no runner, libjxl works on the calling thread. More: that many workers while the caller waits, so
     // the decode uses `threads` cores; the pixels do not depend on it (libjxl's groups are independent).
     void *runner = NULL;
     if (threads > 1) {
-        runner = JxlThreadParallelRunnerCreate(NULL, (size_t)threads);
-        if (!runner || JxlDecoderSetParallelRunner(jxl, JxlThreadParallelRunner, runner) != JXL_DEC_SUCCESS) {
-            JxlThreadParallelRunnerDestroy(runner);
+        runner = tc_jxl.JxlThreadParallelRunnerCreate(NULL, (size_t)threads);
+        if (!runner || tc_jxl.JxlDecoderSetParallelRunner(jxl, tc_jxl.JxlThreadParallelRunner, runner) != JXL_DEC_SUCCESS) {
+            tc_jxl.JxlThreadParallelRunnerDestroy(runner);
             snprintf(decoder->message, sizeof decoder->message, "libjxl could not start %d threads", threads);
             return TC_NO_MEMORY;
         }
     }
     tc_status status = decode_frame(decoder, channels, out, stride);
     if (runner) {
-        JxlDecoderReset(jxl);  // libjxl lets go of the runner (and its frame state) before the workers stop
-        JxlThreadParallelRunnerDestroy(runner);
+        tc_jxl.JxlDecoderReset(jxl);  // libjxl lets go of the runner (and its frame state) before the workers stop
+        tc_jxl.JxlThreadParallelRunnerDestroy(runner);
     }
     return status;
 }
@@ -304,7 +303,12 @@ static tc_status encode_fail(tc_encoded *out, const char *what) {
 tc_status tc_jxl_encode(const uint8_t *pixels, int width, int height, size_t stride, int channels,
                         float distance, int effort, const tc_metadata *metadata, tc_encoded *out) {
     memset(out, 0, sizeof *out);
-    JxlEncoder *encoder = JxlEncoderCreate(NULL);
+    const char *unloaded = tc_jxl_library_error();
+    if (unloaded) {
+        snprintf(out->message, sizeof out->message, "%s", unloaded);
+        return TC_UNSUPPORTED;
+    }
+    JxlEncoder *encoder = tc_jxl.JxlEncoderCreate(NULL);
     if (!encoder) {
         snprintf(out->message, sizeof out->message, "out of memory creating the JPEG XL encoder");
         return TC_NO_MEMORY;
@@ -314,7 +318,7 @@ tc_status tc_jxl_encode(const uint8_t *pixels, int width, int height, size_t str
     int alpha = channels == 2 || channels == 4;
     int boxes = metadata && (metadata->exif_size || metadata->xmp_size);
     JxlBasicInfo info;
-    JxlEncoderInitBasicInfo(&info);
+    tc_jxl.JxlEncoderInitBasicInfo(&info);
     info.xsize = (uint32_t)width;
     info.ysize = (uint32_t)height;
     info.bits_per_sample = 8;
@@ -322,23 +326,23 @@ tc_status tc_jxl_encode(const uint8_t *pixels, int width, int height, size_t str
     info.num_extra_channels = alpha ? 1 : 0;
     info.alpha_bits = alpha ? 8 : 0;
     info.uses_original_profile = JXL_FALSE;  // lossy XYB
-    if (boxes && (JxlEncoderUseContainer(encoder, JXL_TRUE) != JXL_ENC_SUCCESS
-                  || JxlEncoderUseBoxes(encoder) != JXL_ENC_SUCCESS)) {
+    if (boxes && (tc_jxl.JxlEncoderUseContainer(encoder, JXL_TRUE) != JXL_ENC_SUCCESS
+                  || tc_jxl.JxlEncoderUseBoxes(encoder) != JXL_ENC_SUCCESS)) {
         status = encode_fail(out, "container");
         goto done;
     }
-    if (JxlEncoderSetBasicInfo(encoder, &info) != JXL_ENC_SUCCESS) {
+    if (tc_jxl.JxlEncoderSetBasicInfo(encoder, &info) != JXL_ENC_SUCCESS) {
         status = encode_fail(out, "basic info");
         goto done;
     }
     JxlColorEncoding srgb;
-    JxlColorEncodingSetToSRGB(&srgb, info.num_color_channels == 1);
+    tc_jxl.JxlColorEncodingSetToSRGB(&srgb, info.num_color_channels == 1);
     if (metadata && metadata->icc_size) {
-        if (JxlEncoderSetICCProfile(encoder, metadata->icc, metadata->icc_size) != JXL_ENC_SUCCESS) {
+        if (tc_jxl.JxlEncoderSetICCProfile(encoder, metadata->icc, metadata->icc_size) != JXL_ENC_SUCCESS) {
             status = encode_fail(out, "ICC profile");
             goto done;
         }
-    } else if (JxlEncoderSetColorEncoding(encoder, &srgb) != JXL_ENC_SUCCESS) {
+    } else if (tc_jxl.JxlEncoderSetColorEncoding(encoder, &srgb) != JXL_ENC_SUCCESS) {
         status = encode_fail(out, "colour encoding");
         goto done;
     }
@@ -351,28 +355,28 @@ tc_status tc_jxl_encode(const uint8_t *pixels, int width, int height, size_t str
             goto done;
         }
         memcpy(exif_box + 4, metadata->exif, metadata->exif_size);
-        if (JxlEncoderAddBox(encoder, "Exif", exif_box, metadata->exif_size + 4, JXL_FALSE) != JXL_ENC_SUCCESS) {
+        if (tc_jxl.JxlEncoderAddBox(encoder, "Exif", exif_box, metadata->exif_size + 4, JXL_FALSE) != JXL_ENC_SUCCESS) {
             status = encode_fail(out, "Exif box");
             goto done;
         }
     }
     if (boxes && metadata->xmp_size
-        && JxlEncoderAddBox(encoder, "xml ", metadata->xmp, metadata->xmp_size, JXL_FALSE) != JXL_ENC_SUCCESS) {
+        && tc_jxl.JxlEncoderAddBox(encoder, "xml ", metadata->xmp, metadata->xmp_size, JXL_FALSE) != JXL_ENC_SUCCESS) {
         status = encode_fail(out, "XMP box");
         goto done;
     }
-    JxlEncoderFrameSettings *settings = JxlEncoderFrameSettingsCreate(encoder, NULL);
-    if (!settings || JxlEncoderFrameSettingsSetOption(settings, JXL_ENC_FRAME_SETTING_EFFORT, effort) != JXL_ENC_SUCCESS
-        || JxlEncoderSetFrameDistance(settings, distance) != JXL_ENC_SUCCESS) {
+    JxlEncoderFrameSettings *settings = tc_jxl.JxlEncoderFrameSettingsCreate(encoder, NULL);
+    if (!settings || tc_jxl.JxlEncoderFrameSettingsSetOption(settings, JXL_ENC_FRAME_SETTING_EFFORT, effort) != JXL_ENC_SUCCESS
+        || tc_jxl.JxlEncoderSetFrameDistance(settings, distance) != JXL_ENC_SUCCESS) {
         status = encode_fail(out, "frame settings");
         goto done;
     }
     JxlPixelFormat format = {(uint32_t)channels, JXL_TYPE_UINT8, JXL_NATIVE_ENDIAN, stride};
-    if (JxlEncoderAddImageFrame(settings, &format, pixels, stride * (size_t)height) != JXL_ENC_SUCCESS) {
+    if (tc_jxl.JxlEncoderAddImageFrame(settings, &format, pixels, stride * (size_t)height) != JXL_ENC_SUCCESS) {
         status = encode_fail(out, "frame");
         goto done;
     }
-    JxlEncoderCloseInput(encoder);
+    tc_jxl.JxlEncoderCloseInput(encoder);
     size_t capacity = 65536, used = 0;
     uint8_t *buffer = malloc(capacity);
     for (;;) {
@@ -383,7 +387,7 @@ tc_status tc_jxl_encode(const uint8_t *pixels, int width, int height, size_t str
         }
         uint8_t *next = buffer + used;
         size_t available = capacity - used;
-        JxlEncoderStatus result = JxlEncoderProcessOutput(encoder, &next, &available);
+        JxlEncoderStatus result = tc_jxl.JxlEncoderProcessOutput(encoder, &next, &available);
         used = (size_t)(next - buffer);
         if (result == JXL_ENC_SUCCESS) break;
         if (result != JXL_ENC_NEED_MORE_OUTPUT) {
@@ -400,6 +404,6 @@ tc_status tc_jxl_encode(const uint8_t *pixels, int width, int height, size_t str
     out->size = used;
 done:
     free(exif_box);
-    JxlEncoderDestroy(encoder);
+    tc_jxl.JxlEncoderDestroy(encoder);
     return status;
 }

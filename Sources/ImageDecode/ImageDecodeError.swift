@@ -26,6 +26,9 @@ public enum ImageDecodeError: Error, Equatable, Sendable, CustomStringConvertibl
     case unreadable(path: String, reason: String)
     /// The render was stopped before it finished: nobody waited for it any more (`RenderCancellation`).
     case cancelled
+    /// A codec library opened at first use (`CodecLibrary`) could not be loaded: the loader's reason and what to
+    /// install. The machine's installation is at fault, not the image.
+    case libraryUnavailable(String)
 
     /// The case's name (`tooLarge`, `truncated`, …): outcome counts (the fuzzer) and manifests name errors by it.
     package var caseName: String {
@@ -42,6 +45,7 @@ public enum ImageDecodeError: Error, Equatable, Sendable, CustomStringConvertibl
         case .invalidRequest: "invalidRequest"
         case .unreadable: "unreadable"
         case .cancelled: "cancelled"
+        case .libraryUnavailable: "libraryUnavailable"
         }
     }
 
@@ -80,6 +84,8 @@ public enum ImageDecodeError: Error, Equatable, Sendable, CustomStringConvertibl
             return "cannot read \(path): \(reason)"
         case .cancelled:
             return "the render was stopped before it finished: no request waited for it any more; ask again"
+        case .libraryUnavailable(let detail):
+            return "this machine cannot read or write the format: \(detail)"
         }
     }
 

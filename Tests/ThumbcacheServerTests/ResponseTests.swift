@@ -163,5 +163,9 @@ import ThumbcacheKit
         #expect(ServeError(.timeout(url: "u", reason: "r")).status == .gatewayTimeout)
         #expect(ServeError(.network(url: "u", reason: "timed out")).status == .badGateway, "not by the message's words")
         #expect(ServeError(.sourceRefused(url: "u", reason: "r")).status == .forbidden)
+        // A codec library the machine lacks is the server's fault, not the image's.
+        let unavailable = ServeError(.image(url: "u", .libraryUnavailable("libheif.so.1 could not be loaded")))
+        #expect(unavailable.status == .internalServerError && unavailable.code == "codec_unavailable")
+        #expect(ServeError(.image(url: "u", .corrupt("x"))).code == "bad_image")
     }
 }

@@ -1,3 +1,4 @@
+import BombTestSupport
 import Foundation
 import OriginTestSupport
 import Testing
@@ -25,6 +26,41 @@ struct HEICJXLCommandTests {
                                "-o", output.path])
         let info = try ImageDecoder.probe(Data(contentsOf: output))
         #expect(run.status == 0 && info.format == .jxl && info.height == 40 && info.width < 40, "\(run.stderr)")
+    }
+
+    /// libheif and libjxl are opened when a file needs them (`CodecLibrary`): a JPEG thumbnail loads neither, a HEIC
+    /// loads libheif and not libjxl, a JPEG XL the reverse (the loader's own record, `LD_DEBUG=files`). With no
+    /// loadable libheif (a broken libheif.so.1 first on LD_LIBRARY_PATH) a HEIC is refused naming what to install,
+    /// `get` exits 69 (EX_UNAVAILABLE), and a JPEG still works.
+    @Test func codecLibrariesAreLoadedWhenAFileNeedsThem() throws {
+        let directory = try CLI.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let output = directory.appendingPathComponent("out.png").path
+        func loaded(_ input: String) throws -> Set<String> {
+            let run = try ThumbcacheChild.run(["thumbnail", Fixtures.directory.appendingPathComponent(input).path, "--size", "32",
+                                               "-o", output], environment: ["LD_DEBUG": "files"])
+            #expect(run.status == 0, "\(input)")
+            let libraries = ["libheif.so.1", "libde265.so.0", "libjxl.so.0.7", "libjxl_threads.so.0.7"]
+            return Set(libraries.filter { run.stderr.contains("file=\($0) ") })
+        }
+        #expect(try loaded("testorig.jpg") == [])
+        #expect(try loaded("heic/heif.heif") == ["libheif.so.1", "libde265.so.0"])
+        #expect(try loaded("jxl/8-bpp.jxl") == ["libjxl.so.0.7", "libjxl_threads.so.0.7"])
+
+        let broken = directory.appendingPathComponent("libs")
+        try FileManager.default.createDirectory(at: broken, withIntermediateDirectories: true)
+        try Data("not a library".utf8).write(to: broken.appendingPathComponent("libheif.so.1"))
+        let environment = ["LD_LIBRARY_PATH": broken.path]
+        let heic = Fixtures.directory.appendingPathComponent("heic/heif.heif").path
+        let thumbnail = try ThumbcacheChild.run(["thumbnail", heic, "--size", "32", "-o", output], environment: environment)
+        #expect(thumbnail.status == 1 && thumbnail.stderr.contains("libheif.so.1 could not be loaded")
+                && thumbnail.stderr.contains("install libheif1"), "\(thumbnail.stderr)")
+        let get = try ThumbcacheChild.run(["get", heic, "--size", "32", "--cache-dir", directory.appendingPathComponent("cache").path,
+                                           "-o", output], environment: environment)
+        #expect(get.status == 69, "\(get.stderr)")
+        let jpeg = try ThumbcacheChild.run(["thumbnail", Fixtures.directory.appendingPathComponent("testorig.jpg").path,
+                                            "--size", "32", "-o", output], environment: environment)
+        #expect(jpeg.status == 0, "\(jpeg.stderr)")
     }
 
     @Test func refusedHEICAndJXLInputsGiveOneLineEach() throws {

@@ -1,6 +1,7 @@
 // C glue for HEIC/HEIF (libheif: HEVC read through libde265, written through x265) and JPEG XL (libjxl). Same
 // conventions as CWebpGifAvifGlue: decoders point into the caller's bytes, every call returns a tc_status and leaves
-// a message in the decoder (or the tc_encoded) on failure, no global state, never an abort on bad input.
+// a message in the decoder (or the tc_encoded) on failure, no global state but the tables of the libraries opened at
+// first use (heif_library.h, jxl_library.h), never an abort on bad input.
 #ifndef THUMBCACHE_HEIF_JXL_H
 #define THUMBCACHE_HEIF_JXL_H
 
@@ -10,6 +11,10 @@
 #include "CJpegPngGlue.h"
 
 // MARK: HEIF
+
+/// NULL once libheif (and libde265) are loaded; else why they could not be, with what to install. Loads them on the
+/// first call (tc_library.h); every other tc_heif_ call needs them: a create returns NULL, an encode a status.
+const char *tc_heif_library_error(void);
 
 typedef struct tc_heif_decoder tc_heif_decoder;
 
@@ -59,6 +64,9 @@ tc_status tc_heif_encode(const uint8_t *pixels, int width, int height, size_t st
                          const tc_metadata *metadata, tc_encoded *out);
 
 // MARK: JPEG XL
+
+/// NULL once libjxl and libjxl_threads are loaded; else why not, as `tc_heif_library_error`.
+const char *tc_jxl_library_error(void);
 
 typedef struct tc_jxl_decoder tc_jxl_decoder;
 

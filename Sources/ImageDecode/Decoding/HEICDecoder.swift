@@ -20,6 +20,7 @@ final class HEICDecoder: RowDecoder {
     /// Decodes from `bytes`, which must outlive the decoder. libheif's size limit is set to the side our pixel
     /// limit allows, so the library also refuses a larger image (or grid) itself.
     convenience init(_ bytes: UnsafeRawBufferPointer, maxPixels: Int) throws(ImageDecodeError) {
+        try CodecLibrary.heif.load()
         let side = Self.side(maxPixels)
         let (handle, header) = try DecoderGlue.open(bytes, empty: tc_heif_header(),
                                                     create: { tc_heif_decoder_create($0, $1, side) },
@@ -31,6 +32,7 @@ final class HEICDecoder: RowDecoder {
     /// Decodes from `file` through libheif's reader: the boxes, then the items' data as libheif asks for it, so the
     /// file is never in memory whole (docs/imagedecode.md, "From a file"). It must stay open while the decoder lives.
     convenience init(file: UnsafeMutablePointer<FILE>, maxPixels: Int) throws(ImageDecodeError) {
+        try CodecLibrary.heif.load()
         guard let handle = tc_heif_decoder_create_file(file, Self.side(maxPixels)) else { throw .outOfMemory }
         var header = tc_heif_header()
         try DecoderGlue.readHeader(handle, into: &header, read: tc_heif_read_header, message: tc_heif_message,

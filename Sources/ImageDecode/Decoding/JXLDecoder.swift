@@ -18,6 +18,7 @@ final class JXLDecoder: RowDecoder {
     private let threads: Int
 
     init(_ bytes: UnsafeRawBufferPointer, threads: Int = 1) throws(ImageDecodeError) {
+        try CodecLibrary.jxl.load()
         self.threads = max(1, threads)
         let (handle, header) = try DecoderGlue.open(bytes, empty: tc_jxl_header(), create: tc_jxl_decoder_create,
                                                     read: tc_jxl_read_header, message: tc_jxl_message,

@@ -7,12 +7,19 @@ import CJpegPngGlue
 /// libvips writes no 4:0:0 HEIC), alpha kept as an auxiliary image; the metadata given as a colr profile and Exif and
 /// XMP items. x265 encodes on one thread of its own, without a pool, while the render's thread waits (`tc_heif_encode`).
 enum HEICEncoder {
-    /// Whether the linked libheif can write HEVC (its x265 encoder is there), asked once: without it HEIC is not
-    /// counted writable (`ImageFormat.isEncodable`), so asking for it is refused as for any format not written,
-    /// rather than failing at encode time.
-    static let isAvailable = tc_heif_can_encode() != 0
+    /// libheif, loaded, with an HEVC encoder (its x265 plugin), or why not. Asked when an encode needs it, not when
+    /// formats are listed: HEIC is counted written in every build (`ImageFormat.isEncodable`), as JPEG XL is, since
+    /// knowing would mean loading libheif in every process (`CodecLibrary`).
+    static func checkAvailable() throws(ImageDecodeError) {
+        try CodecLibrary.heif.load()
+        guard tc_heif_can_encode() != 0 else {
+            throw .libraryUnavailable("libheif.so.1 has no HEVC encoder (its x265 plugin); install a libheif built with "
+                                      + "x265 (Debian: libheif1), or ask for another format")
+        }
+    }
 
     static func encode(_ image: PixelBuffer, quality: Int, metadata: ImageMetadata = ImageMetadata()) throws(ImageDecodeError) -> Data {
+        try checkAvailable()
         var encoded = tc_encoded()
         let status = try metadata.withGlue(grey: false) { glue in
             image.pixels.withUnsafeBufferPointer { pixels in

@@ -18,6 +18,7 @@ enum JXLEncoder {
 
     static func encode(_ image: PixelBuffer, quality: Int, grey: Bool = false,
                        metadata: ImageMetadata = ImageMetadata()) throws(ImageDecodeError) -> Data {
+        try CodecLibrary.jxl.load()
         let (pixels, channels) = image.encodedLayout(grey: grey)
         var encoded = tc_encoded()
         let status = try metadata.withGlue(grey: grey) { glue in

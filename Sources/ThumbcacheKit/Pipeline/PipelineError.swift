@@ -103,6 +103,7 @@ public enum PipelineError: Error, Sendable, CustomStringConvertible {
             switch error {
             case .tooLarge, .animationTooLarge, .overMemoryBudget: 6
             case .cancelled: 75  // a render stopped because nobody waited: as `.cancelled`
+            case .libraryUnavailable: 69  // EX_UNAVAILABLE: a library the format needs is not installed
             default: 5
             }
         case .downloadTooLarge, .overRequestLimit: 6

@@ -75,6 +75,8 @@ package struct ServeError: Error, Sendable, Equatable {
             self.init(status: .unprocessableContent, code: "over_memory_budget", message: message)
         case .image(_, .cancelled):  // a render stopped because nobody waited (`ThumbnailPipeline.cancellable` maps it)
             self.init(status: .serviceUnavailable, code: "overloaded", message: message, retryAfter: 1)
+        case .image(_, .libraryUnavailable):  // the server's installation, not the image
+            self.init(status: .internalServerError, code: "codec_unavailable", message: message)
         case .image:
             self.init(status: .unprocessableContent, code: "bad_image", message: message)
         case .overloaded:
