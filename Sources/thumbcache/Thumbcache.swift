@@ -22,6 +22,7 @@ struct Thumbcache: AsyncParsableCommand {
     /// is one line on stderr (a usage error too, pointing at --help instead of printing the usage), and
     /// help goes through the same checked output.
     static func main() async {
+        MallocPolicy.apply()
         Console.prepareStandardStreams()
         do {
             var command = try parseAsRoot()

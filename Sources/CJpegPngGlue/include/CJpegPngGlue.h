@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include "tc_malloc.h"
 
 /// Result of a glue call. Anything but TC_OK leaves a human-readable message in the context.
 typedef enum {
