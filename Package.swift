@@ -50,22 +50,22 @@ let package = Package(
         .systemLibrary(name: "CJPEG", pkgConfig: "libjpeg", providers: [.apt(["libjpeg-dev"]), .brew(["jpeg-turbo"])]),
         .systemLibrary(name: "CLCMS2", pkgConfig: "lcms2", providers: [.apt(["liblcms2-dev"]), .brew(["little-cms2"])]),
         .target(name: "CJpegPngGlue", dependencies: ["CPNG", "CJPEG", "CLCMS2"]),
-        // WebP (libwebp + demux), GIF (giflib; no .pc file, the module map links it) and AVIF (libavif: dav1d/aom).
+        // WebP (libwebp + demux), GIF (giflib; no .pc file, the module map links it) and AVIF (libavif with dav1d, aom
+        // and its other AV1 codecs: opened at first use, as below, since they are two dozen libraries).
         .systemLibrary(name: "CWebP", pkgConfig: "libwebpdemux", providers: [.apt(["libwebp-dev"]), .brew(["webp"])]),
         .systemLibrary(name: "CGIF", providers: [.apt(["libgif-dev"]), .brew(["giflib"])]),
-        .systemLibrary(name: "CAVIF", pkgConfig: "libavif", providers: [.apt(["libavif-dev"]), .brew(["libavif"])]),
         // The glue includes the C headers directly, so libgif (no pkg-config flags) and libwebpmux (metadata chunks; in
         // libwebp-dev beside libwebpdemux) are linked here by name.
-        .target(name: "CWebpGifAvifGlue", dependencies: ["CJpegPngGlue", "CWebP", "CGIF", "CAVIF"],
+        .target(name: "CWebpGifAvifGlue", dependencies: ["CJpegPngGlue", "CWebP", "CGIF"],
                 linkerSettings: [.linkedLibrary("gif"), .linkedLibrary("webpmux")]),
         // HEIC/HEIF (libheif; HEVC through libde265, whose pictures start zeroed: de265_zeroed_pictures.c) and JPEG XL
-        // (libjxl, in and out). Not linked: opened at first use (Sources/CJpegPngGlue/include/tc_library.h), so a
-        // process that reads neither never loads them. Their headers (libheif-dev, libde265-dev, libjxl-dev) are in
-        // the compiler's default include path; no pkg-config target, which would link them.
+        // (libjxl, in and out). Not linked, as libavif and libtiff are not: opened at first use
+        // (Sources/CJpegPngGlue/include/tc_library.h), so a process that reads none of their formats never loads
+        // them. Their headers (libheif-dev, libde265-dev, libjxl-dev, libavif-dev, libtiff-dev) are in the compiler's
+        // default include path; no pkg-config target, which would link them.
         .target(name: "CHeifJxlGlue", dependencies: ["CJpegPngGlue", "CLCMS2"]),
         // TIFF (libtiff 4.5): read from memory, errors into the decoder's message; BMP and ICO are read in Swift.
-        .systemLibrary(name: "CTIFF", pkgConfig: "libtiff-4", providers: [.apt(["libtiff-dev"]), .brew(["libtiff"])]),
-        .target(name: "CTiffGlue", dependencies: ["CJpegPngGlue", "CTIFF"]),
+        .target(name: "CTiffGlue", dependencies: ["CJpegPngGlue"]),
         // SVG (librsvg on cairo; GLib's memory stream, no base URI: no external reference is ever loaded).
         .systemLibrary(name: "CRSVG", pkgConfig: "librsvg-2.0", providers: [.apt(["librsvg2-dev"]), .brew(["librsvg"])]),
         .target(name: "CSVGGlue", dependencies: ["CJpegPngGlue", "CRSVG"]),

@@ -1,4 +1,5 @@
 #include "CTiffGlue.h"
+#include "tiff_library.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -8,7 +9,6 @@
 #include <errno.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <tiffio.h>
 
 // MARK: Messages
 
@@ -39,18 +39,18 @@ static int on_warning(TIFF *tif, void *user_data, const char *module, const char
 
 /// libtiff's global handlers print to stderr; a few of its paths report through them rather than the per-file ones.
 static void silence_global_handlers(void) {
-    TIFFSetErrorHandler(NULL);
-    TIFFSetWarningHandler(NULL);
+    tc_tiff.TIFFSetErrorHandler(NULL);
+    tc_tiff.TIFFSetWarningHandler(NULL);
 }
 static pthread_once_t silence_once = PTHREAD_ONCE_INIT;
 
 static TIFFOpenOptions *open_options(tc_tiff_messages *messages, uint64_t max_single_alloc) {
     pthread_once(&silence_once, silence_global_handlers);
-    TIFFOpenOptions *options = TIFFOpenOptionsAlloc();
+    TIFFOpenOptions *options = tc_tiff.TIFFOpenOptionsAlloc();
     if (!options) return NULL;
-    if (max_single_alloc) TIFFOpenOptionsSetMaxSingleMemAlloc(options, (tmsize_t)max_single_alloc);
-    TIFFOpenOptionsSetErrorHandlerExtR(options, on_error, messages);
-    TIFFOpenOptionsSetWarningHandlerExtR(options, on_warning, messages);
+    if (max_single_alloc) tc_tiff.TIFFOpenOptionsSetMaxSingleMemAlloc(options, (tmsize_t)max_single_alloc);
+    tc_tiff.TIFFOpenOptionsSetErrorHandlerExtR(options, on_error, messages);
+    tc_tiff.TIFFOpenOptionsSetWarningHandlerExtR(options, on_warning, messages);
     return options;
 }
 
@@ -174,6 +174,7 @@ struct tc_tiff_decoder {
 };
 
 tc_tiff_decoder *tc_tiff_decoder_create(const uint8_t *data, size_t size, uint64_t max_single_alloc) {
+    if (tc_tiff_library_error()) return NULL;
     tc_tiff_decoder *decoder = calloc(1, sizeof *decoder);
     if (!decoder) return NULL;
     decoder->stream.data = (uint8_t *)data;  // never written: the map and read procs only read
@@ -183,6 +184,7 @@ tc_tiff_decoder *tc_tiff_decoder_create(const uint8_t *data, size_t size, uint64
 }
 
 tc_tiff_decoder *tc_tiff_decoder_create_file(FILE *file, uint64_t max_single_alloc) {
+    if (tc_tiff_library_error()) return NULL;
     struct stat status;
     if (fstat(fileno(file), &status) != 0 || status.st_size < 0) return NULL;
     tc_tiff_decoder *decoder = calloc(1, sizeof *decoder);
@@ -195,8 +197,8 @@ tc_tiff_decoder *tc_tiff_decoder_create_file(FILE *file, uint64_t max_single_all
 
 void tc_tiff_decoder_destroy(tc_tiff_decoder *decoder) {
     if (!decoder) return;
-    if (decoder->rgba_started) TIFFRGBAImageEnd(&decoder->rgba);
-    if (decoder->tif) TIFFClose(decoder->tif);
+    if (decoder->rgba_started) tc_tiff.TIFFRGBAImageEnd(&decoder->rgba);
+    if (decoder->tif) tc_tiff.TIFFClose(decoder->tif);
     free(decoder->icc);
     free(decoder->xmp);
     free(decoder->copyright);
@@ -216,11 +218,11 @@ static int strile_past_end(const tc_tiff_decoder *decoder) {
     TIFF *tif = decoder->tif;
     if (!tif) return 0;
     uint64_t size = decoder->stream.size;
-    uint32_t count = TIFFIsTiled(tif) ? TIFFNumberOfTiles(tif) : TIFFNumberOfStrips(tif);
+    uint32_t count = tc_tiff.TIFFIsTiled(tif) ? tc_tiff.TIFFNumberOfTiles(tif) : tc_tiff.TIFFNumberOfStrips(tif);
     for (uint32_t i = 0; i < count; i++) {
         int failed = 0;
-        uint64_t offset = TIFFGetStrileOffsetWithErr(tif, i, &failed);
-        uint64_t bytes = failed ? 0 : TIFFGetStrileByteCountWithErr(tif, i, &failed);
+        uint64_t offset = tc_tiff.TIFFGetStrileOffsetWithErr(tif, i, &failed);
+        uint64_t bytes = failed ? 0 : tc_tiff.TIFFGetStrileByteCountWithErr(tif, i, &failed);
         if (!failed && (offset > size || bytes > size - offset)) return 1;
     }
     return 0;
@@ -242,10 +244,10 @@ static tc_status fail(tc_tiff_decoder *decoder, tc_status status, const char *fa
 
 static int band_rows_of_current(TIFF *tif, uint32_t height) {
     uint32_t rows = 0;
-    if (TIFFIsTiled(tif)) {
-        TIFFGetField(tif, TIFFTAG_TILELENGTH, &rows);
+    if (tc_tiff.TIFFIsTiled(tif)) {
+        tc_tiff.TIFFGetField(tif, TIFFTAG_TILELENGTH, &rows);
     } else {
-        TIFFGetFieldDefaulted(tif, TIFFTAG_ROWSPERSTRIP, &rows);
+        tc_tiff.TIFFGetFieldDefaulted(tif, TIFFTAG_ROWSPERSTRIP, &rows);
     }
     if (rows == 0 || rows > height) rows = height;
     return (int)rows;
@@ -255,8 +257,8 @@ static void add_level(tc_tiff_decoder *decoder, int directory, uint64_t offset) 
     tc_tiff_header *header = &decoder->header;
     if (header->level_count >= TC_TIFF_MAX_LEVELS) return;
     uint32_t width = 0, height = 0;
-    TIFFGetField(decoder->tif, TIFFTAG_IMAGEWIDTH, &width);
-    TIFFGetField(decoder->tif, TIFFTAG_IMAGELENGTH, &height);
+    tc_tiff.TIFFGetField(decoder->tif, TIFFTAG_IMAGEWIDTH, &width);
+    tc_tiff.TIFFGetField(decoder->tif, TIFFTAG_IMAGELENGTH, &height);
     if (width == 0 || height == 0 || width > INT32_MAX || height > INT32_MAX) return;
     int at = header->level_count++;
     header->level_width[at] = (int)width;
@@ -268,14 +270,14 @@ static void add_level(tc_tiff_decoder *decoder, int directory, uint64_t offset) 
 
 static char *copy_string_tag(TIFF *tif, uint32_t tag) {
     const char *value = NULL;
-    if (!TIFFGetField(tif, tag, &value) || !value) return NULL;
+    if (!tc_tiff.TIFFGetField(tif, tag, &value) || !value) return NULL;
     return strdup(value);
 }
 
 static uint8_t *copy_bytes_tag(TIFF *tif, uint32_t tag, uint32_t *size) {
     uint32_t count = 0;
     const void *value = NULL;
-    if (!TIFFGetField(tif, tag, &count, &value) || !value || count == 0) return NULL;
+    if (!tc_tiff.TIFFGetField(tif, tag, &count, &value) || !value || count == 0) return NULL;
     uint8_t *copy = malloc(count);
     if (copy) {
         memcpy(copy, value, count);
@@ -291,23 +293,23 @@ static tc_status describe_current(tc_tiff_decoder *decoder) {
     uint16_t bits = 1, samples = 1, photometric = 0, planar = PLANARCONFIG_CONTIG, format = SAMPLEFORMAT_UINT;
     uint16_t inkset = INKSET_CMYK, extra_count = 0, compression = COMPRESSION_NONE;
     uint16_t *extra = NULL;
-    if (!TIFFGetField(tif, TIFFTAG_IMAGEWIDTH, &width) || !TIFFGetField(tif, TIFFTAG_IMAGELENGTH, &height)) {
+    if (!tc_tiff.TIFFGetField(tif, TIFFTAG_IMAGEWIDTH, &width) || !tc_tiff.TIFFGetField(tif, TIFFTAG_IMAGELENGTH, &height)) {
         return fail(decoder, TC_CORRUPT, "the TIFF directory has no image width or length");
     }
     if (width == 0 || height == 0 || width > INT32_MAX || height > INT32_MAX) {
         return fail(decoder, TC_CORRUPT, "the TIFF image has a zero or impossible width or height");
     }
-    TIFFGetFieldDefaulted(tif, TIFFTAG_BITSPERSAMPLE, &bits);
-    TIFFGetFieldDefaulted(tif, TIFFTAG_SAMPLESPERPIXEL, &samples);
-    TIFFGetFieldDefaulted(tif, TIFFTAG_PLANARCONFIG, &planar);
-    TIFFGetFieldDefaulted(tif, TIFFTAG_SAMPLEFORMAT, &format);
-    TIFFGetFieldDefaulted(tif, TIFFTAG_COMPRESSION, &compression);
-    TIFFGetFieldDefaulted(tif, TIFFTAG_INKSET, &inkset);
-    TIFFGetFieldDefaulted(tif, TIFFTAG_EXTRASAMPLES, &extra_count, &extra);
-    if (!TIFFGetField(tif, TIFFTAG_PHOTOMETRIC, &photometric)) {
+    tc_tiff.TIFFGetFieldDefaulted(tif, TIFFTAG_BITSPERSAMPLE, &bits);
+    tc_tiff.TIFFGetFieldDefaulted(tif, TIFFTAG_SAMPLESPERPIXEL, &samples);
+    tc_tiff.TIFFGetFieldDefaulted(tif, TIFFTAG_PLANARCONFIG, &planar);
+    tc_tiff.TIFFGetFieldDefaulted(tif, TIFFTAG_SAMPLEFORMAT, &format);
+    tc_tiff.TIFFGetFieldDefaulted(tif, TIFFTAG_COMPRESSION, &compression);
+    tc_tiff.TIFFGetFieldDefaulted(tif, TIFFTAG_INKSET, &inkset);
+    tc_tiff.TIFFGetFieldDefaulted(tif, TIFFTAG_EXTRASAMPLES, &extra_count, &extra);
+    if (!tc_tiff.TIFFGetField(tif, TIFFTAG_PHOTOMETRIC, &photometric)) {
         photometric = samples >= 3 ? PHOTOMETRIC_RGB : PHOTOMETRIC_MINISBLACK;
     }
-    if (!TIFFIsCODECConfigured(compression)) {
+    if (!tc_tiff.TIFFIsCODECConfigured(compression)) {
         snprintf(decoder->messages.message, TC_MESSAGE_CAPACITY, "TIFF compression %u is not supported", compression);
         return TC_UNSUPPORTED;
     }
@@ -316,7 +318,7 @@ static tc_status describe_current(tc_tiff_decoder *decoder) {
     decoder->bits = bits;
     decoder->samples = samples;
     decoder->photometric = photometric;
-    decoder->tiled = TIFFIsTiled(tif);
+    decoder->tiled = tc_tiff.TIFFIsTiled(tif);
     decoder->band_rows = band_rows_of_current(tif, height);
     int colours = photometric == PHOTOMETRIC_SEPARATED ? 4 : (photometric == PHOTOMETRIC_RGB ? 3 : 1);
     decoder->colour_samples = colours;
@@ -352,7 +354,7 @@ static tc_status describe_current(tc_tiff_decoder *decoder) {
         : (extra_count > 0 && photometric != PHOTOMETRIC_SEPARATED
            && (extra[0] != EXTRASAMPLE_UNSPECIFIED || (photometric == PHOTOMETRIC_RGB && samples == 4)));
     uint16_t orientation = ORIENTATION_TOPLEFT;
-    TIFFGetFieldDefaulted(tif, TIFFTAG_ORIENTATION, &orientation);
+    tc_tiff.TIFFGetFieldDefaulted(tif, TIFFTAG_ORIENTATION, &orientation);
     header->orientation = orientation >= 1 && orientation <= 8 ? orientation : 1;
     return TC_OK;
 }
@@ -360,9 +362,9 @@ static tc_status describe_current(tc_tiff_decoder *decoder) {
 tc_status tc_tiff_read_header(tc_tiff_decoder *decoder, tc_tiff_header *header) {
     TIFFOpenOptions *options = open_options(&decoder->messages, decoder->max_single_alloc);
     if (!options) return fail(decoder, TC_NO_MEMORY, "out of memory");
-    decoder->tif = TIFFClientOpenExt("memory", "r", &decoder->stream, stream_read, stream_no_write, stream_seek,
+    decoder->tif = tc_tiff.TIFFClientOpenExt("memory", "r", &decoder->stream, stream_read, stream_no_write, stream_seek,
                                      stream_close, stream_size, stream_map, stream_unmap, options);
-    TIFFOpenOptionsFree(options);
+    tc_tiff.TIFFOpenOptionsFree(options);
     if (!decoder->tif) return fail(decoder, TC_CORRUPT, "not a readable TIFF file");
     TIFF *tif = decoder->tif;
     // Walk the main chain: pages are the directories that are not reduced-resolution subfiles; the reduced ones
@@ -370,7 +372,7 @@ tc_status tc_tiff_read_header(tc_tiff_decoder *decoder, tc_tiff_header *header) 
     int pages = 0, directory = 0, first_page = -1;
     do {
         uint32_t subfile = 0;
-        TIFFGetField(tif, TIFFTAG_SUBFILETYPE, &subfile);
+        tc_tiff.TIFFGetField(tif, TIFFTAG_SUBFILETYPE, &subfile);
         if (!(subfile & FILETYPE_REDUCEDIMAGE)) {
             pages++;
             if (first_page < 0) first_page = directory;
@@ -378,25 +380,25 @@ tc_status tc_tiff_read_header(tc_tiff_decoder *decoder, tc_tiff_header *header) 
             add_level(decoder, directory, 0);
         }
         directory++;
-    } while (directory < MAX_DIRECTORIES && TIFFReadDirectory(tif));
+    } while (directory < MAX_DIRECTORIES && tc_tiff.TIFFReadDirectory(tif));
     decoder->messages.message[0] = 0;  // a bad later directory does not spoil the first page
     decoder->page_directory = first_page < 0 ? 0 : first_page;
-    if (!TIFFSetDirectory(tif, (tdir_t)decoder->page_directory)) return fail(decoder, TC_CORRUPT, "cannot read the first TIFF directory");
+    if (!tc_tiff.TIFFSetDirectory(tif, (tdir_t)decoder->page_directory)) return fail(decoder, TC_CORRUPT, "cannot read the first TIFF directory");
     // Levels may also be SubIFDs of the page (vips tiffsave --subifd).
     uint16_t sub_count = 0;
     uint64_t *sub_offsets = NULL;
-    if (TIFFGetField(tif, TIFFTAG_SUBIFD, &sub_count, &sub_offsets) && sub_count > 0) {
+    if (tc_tiff.TIFFGetField(tif, TIFFTAG_SUBIFD, &sub_count, &sub_offsets) && sub_count > 0) {
         uint64_t offsets[TC_TIFF_MAX_LEVELS];
         int count = sub_count < TC_TIFF_MAX_LEVELS ? sub_count : TC_TIFF_MAX_LEVELS;
         memcpy(offsets, sub_offsets, (size_t)count * sizeof offsets[0]);
         for (int i = 0; i < count; i++) {
-            if (!TIFFSetSubDirectory(tif, offsets[i])) continue;
+            if (!tc_tiff.TIFFSetSubDirectory(tif, offsets[i])) continue;
             uint32_t subfile = 0;
-            TIFFGetField(tif, TIFFTAG_SUBFILETYPE, &subfile);
+            tc_tiff.TIFFGetField(tif, TIFFTAG_SUBFILETYPE, &subfile);
             if (subfile & FILETYPE_REDUCEDIMAGE) add_level(decoder, -1, offsets[i]);
         }
         decoder->messages.message[0] = 0;
-        if (!TIFFSetDirectory(tif, (tdir_t)decoder->page_directory)) return fail(decoder, TC_CORRUPT, "cannot read the first TIFF directory");
+        if (!tc_tiff.TIFFSetDirectory(tif, (tdir_t)decoder->page_directory)) return fail(decoder, TC_CORRUPT, "cannot read the first TIFF directory");
     }
     tc_tiff_header levels = decoder->header;
     tc_status status = describe_current(decoder);
@@ -430,8 +432,8 @@ const char *tc_tiff_artist(const tc_tiff_decoder *decoder) { return decoder->art
 tc_status tc_tiff_start(tc_tiff_decoder *decoder, int level, int *width, int *height, int *band_rows, int *channels) {
     TIFF *tif = decoder->tif;
     if (level >= 0 && level < decoder->header.level_count) {
-        int ok = decoder->level_directory[level] >= 0 ? TIFFSetDirectory(tif, (tdir_t)decoder->level_directory[level])
-                                                       : TIFFSetSubDirectory(tif, decoder->level_offset[level]);
+        int ok = decoder->level_directory[level] >= 0 ? tc_tiff.TIFFSetDirectory(tif, (tdir_t)decoder->level_directory[level])
+                                                       : tc_tiff.TIFFSetSubDirectory(tif, decoder->level_offset[level]);
         if (!ok) return fail(decoder, TC_CORRUPT, "cannot read the reduced-resolution TIFF directory");
         int page_is_cmyk = decoder->header.is_cmyk;
         tc_status status = describe_current(decoder);
@@ -446,11 +448,11 @@ tc_status tc_tiff_start(tc_tiff_decoder *decoder, int level, int *width, int *he
         size_t sample_bytes = (size_t)decoder->bits / 8;
         size_t row_bytes = (size_t)decoder->width * decoder->samples * sample_bytes;
         if (decoder->tiled) {
-            if (!TIFFGetField(tif, TIFFTAG_TILEWIDTH, &decoder->tile_width) || !TIFFGetField(tif, TIFFTAG_TILELENGTH, &decoder->tile_height)
+            if (!tc_tiff.TIFFGetField(tif, TIFFTAG_TILEWIDTH, &decoder->tile_width) || !tc_tiff.TIFFGetField(tif, TIFFTAG_TILELENGTH, &decoder->tile_height)
                 || decoder->tile_width == 0 || decoder->tile_height == 0) {
                 return fail(decoder, TC_CORRUPT, "the TIFF tile size is missing or zero");
             }
-            tmsize_t tile_size = TIFFTileSize(tif);
+            tmsize_t tile_size = tc_tiff.TIFFTileSize(tif);
             if (tile_size <= 0) return fail(decoder, TC_CORRUPT, "the TIFF tile size is impossible");
             decoder->tile = malloc((size_t)tile_size);
         } else {
@@ -464,11 +466,11 @@ tc_status tc_tiff_start(tc_tiff_decoder *decoder, int level, int *width, int *he
         }
     } else {
         char reason[1024] = {0};
-        if (!TIFFRGBAImageOK(tif, reason)) {
+        if (!tc_tiff.TIFFRGBAImageOK(tif, reason)) {
             snprintf(decoder->messages.message, TC_MESSAGE_CAPACITY, "%s", reason);
             return TC_UNSUPPORTED;
         }
-        if (!TIFFRGBAImageBegin(&decoder->rgba, tif, 1, reason)) {
+        if (!tc_tiff.TIFFRGBAImageBegin(&decoder->rgba, tif, 1, reason)) {
             if (!decoder->messages.message[0]) snprintf(decoder->messages.message, TC_MESSAGE_CAPACITY, "%s", reason);
             return fail(decoder, TC_CORRUPT, "cannot decode the TIFF image");
         }
@@ -548,8 +550,8 @@ tc_status tc_tiff_read_band(tc_tiff_decoder *decoder, uint8_t *out, int *rows) {
         uint8_t *band = decoder->as_stored ? out : decoder->band;  // as_stored: row_bytes == out_stride
         if (decoder->tiled) {
             for (uint32_t x = 0; x < (uint32_t)decoder->width; x += decoder->tile_width) {
-                ttile_t tile = TIFFComputeTile(tif, x, (uint32_t)row, 0, 0);
-                if (TIFFReadEncodedTile(tif, tile, decoder->tile, (tmsize_t)-1) < 0) {
+                ttile_t tile = tc_tiff.TIFFComputeTile(tif, x, (uint32_t)row, 0, 0);
+                if (tc_tiff.TIFFReadEncodedTile(tif, tile, decoder->tile, (tmsize_t)-1) < 0) {
                     return fail(decoder, TC_CORRUPT, "cannot decode a TIFF tile");
                 }
                 uint32_t span = decoder->width - x < decoder->tile_width ? decoder->width - x : decoder->tile_width;
@@ -560,7 +562,7 @@ tc_status tc_tiff_read_band(tc_tiff_decoder *decoder, uint8_t *out, int *rows) {
             }
         } else {
             for (int y = 0; y < count; y++) {
-                if (TIFFReadScanline(tif, band + y * row_bytes, (uint32_t)(row + y), 0) < 0) {
+                if (tc_tiff.TIFFReadScanline(tif, band + y * row_bytes, (uint32_t)(row + y), 0) < 0) {
                     return fail(decoder, TC_CORRUPT, "cannot decode a TIFF strip");
                 }
             }
@@ -571,7 +573,7 @@ tc_status tc_tiff_read_band(tc_tiff_decoder *decoder, uint8_t *out, int *rows) {
     } else {
         decoder->rgba.row_offset = row;
         decoder->rgba.col_offset = 0;
-        if (!TIFFRGBAImageGet(&decoder->rgba, decoder->raster, (uint32_t)decoder->width, (uint32_t)count)) {
+        if (!tc_tiff.TIFFRGBAImageGet(&decoder->rgba, decoder->raster, (uint32_t)decoder->width, (uint32_t)count)) {
             return fail(decoder, TC_CORRUPT, "cannot decode the TIFF image");
         }
         int premultiplied = decoder->rgba.alpha != 0;
@@ -598,37 +600,42 @@ tc_status tc_tiff_read_band(tc_tiff_decoder *decoder, uint8_t *out, int *rows) {
 tc_status tc_tiff_encode(const uint8_t *pixels, int width, int height, size_t stride, int channels,
                          const tc_metadata *metadata, const char *copyright, const char *artist, tc_encoded *out) {
     memset(out, 0, sizeof *out);
+    const char *unloaded = tc_tiff_library_error();
+    if (unloaded) {
+        snprintf(out->message, sizeof out->message, "%s", unloaded);
+        return TC_UNSUPPORTED;
+    }
     tc_tiff_messages messages = {{0}};
     tc_tiff_stream stream = {0};
     TIFFOpenOptions *options = open_options(&messages, 0);
     if (!options) return TC_NO_MEMORY;
-    TIFF *tif = TIFFClientOpenExt("memory", "w", &stream, stream_read, stream_write, stream_seek, stream_close,
+    TIFF *tif = tc_tiff.TIFFClientOpenExt("memory", "w", &stream, stream_read, stream_write, stream_seek, stream_close,
                                   stream_size, stream_no_map, stream_unmap, options);
-    TIFFOpenOptionsFree(options);
+    tc_tiff.TIFFOpenOptionsFree(options);
     tc_status status = TC_OK;
     uint8_t *row = NULL;
     if (!tif) {
         status = TC_NO_MEMORY;
         goto done;
     }
-    TIFFSetField(tif, TIFFTAG_IMAGEWIDTH, (uint32_t)width);
-    TIFFSetField(tif, TIFFTAG_IMAGELENGTH, (uint32_t)height);
-    TIFFSetField(tif, TIFFTAG_BITSPERSAMPLE, 8);
-    TIFFSetField(tif, TIFFTAG_SAMPLESPERPIXEL, channels);
-    TIFFSetField(tif, TIFFTAG_PLANARCONFIG, PLANARCONFIG_CONTIG);
-    TIFFSetField(tif, TIFFTAG_PHOTOMETRIC, channels >= 3 ? PHOTOMETRIC_RGB : PHOTOMETRIC_MINISBLACK);
-    TIFFSetField(tif, TIFFTAG_COMPRESSION, COMPRESSION_ADOBE_DEFLATE);
-    TIFFSetField(tif, TIFFTAG_PREDICTOR, PREDICTOR_HORIZONTAL);
-    TIFFSetField(tif, TIFFTAG_ORIENTATION, ORIENTATION_TOPLEFT);
+    tc_tiff.TIFFSetField(tif, TIFFTAG_IMAGEWIDTH, (uint32_t)width);
+    tc_tiff.TIFFSetField(tif, TIFFTAG_IMAGELENGTH, (uint32_t)height);
+    tc_tiff.TIFFSetField(tif, TIFFTAG_BITSPERSAMPLE, 8);
+    tc_tiff.TIFFSetField(tif, TIFFTAG_SAMPLESPERPIXEL, channels);
+    tc_tiff.TIFFSetField(tif, TIFFTAG_PLANARCONFIG, PLANARCONFIG_CONTIG);
+    tc_tiff.TIFFSetField(tif, TIFFTAG_PHOTOMETRIC, channels >= 3 ? PHOTOMETRIC_RGB : PHOTOMETRIC_MINISBLACK);
+    tc_tiff.TIFFSetField(tif, TIFFTAG_COMPRESSION, COMPRESSION_ADOBE_DEFLATE);
+    tc_tiff.TIFFSetField(tif, TIFFTAG_PREDICTOR, PREDICTOR_HORIZONTAL);
+    tc_tiff.TIFFSetField(tif, TIFFTAG_ORIENTATION, ORIENTATION_TOPLEFT);
     if (channels == 4 || channels == 2) {
         uint16_t extra = EXTRASAMPLE_UNASSALPHA;
-        TIFFSetField(tif, TIFFTAG_EXTRASAMPLES, 1, &extra);
+        tc_tiff.TIFFSetField(tif, TIFFTAG_EXTRASAMPLES, 1, &extra);
     }
-    TIFFSetField(tif, TIFFTAG_ROWSPERSTRIP, TIFFDefaultStripSize(tif, 0));
-    if (metadata && metadata->icc && metadata->icc_size) TIFFSetField(tif, TIFFTAG_ICCPROFILE, (uint32_t)metadata->icc_size, metadata->icc);
-    if (metadata && metadata->xmp && metadata->xmp_size) TIFFSetField(tif, TIFFTAG_XMLPACKET, (uint32_t)metadata->xmp_size, metadata->xmp);
-    if (copyright) TIFFSetField(tif, TIFFTAG_COPYRIGHT, copyright);
-    if (artist) TIFFSetField(tif, TIFFTAG_ARTIST, artist);
+    tc_tiff.TIFFSetField(tif, TIFFTAG_ROWSPERSTRIP, tc_tiff.TIFFDefaultStripSize(tif, 0));
+    if (metadata && metadata->icc && metadata->icc_size) tc_tiff.TIFFSetField(tif, TIFFTAG_ICCPROFILE, (uint32_t)metadata->icc_size, metadata->icc);
+    if (metadata && metadata->xmp && metadata->xmp_size) tc_tiff.TIFFSetField(tif, TIFFTAG_XMLPACKET, (uint32_t)metadata->xmp_size, metadata->xmp);
+    if (copyright) tc_tiff.TIFFSetField(tif, TIFFTAG_COPYRIGHT, copyright);
+    if (artist) tc_tiff.TIFFSetField(tif, TIFFTAG_ARTIST, artist);
     // The predictor rewrites the row it is given: each row is copied first.
     size_t row_bytes = (size_t)width * channels;
     row = malloc(row_bytes);
@@ -638,14 +645,14 @@ tc_status tc_tiff_encode(const uint8_t *pixels, int width, int height, size_t st
     }
     for (int y = 0; y < height; y++) {
         memcpy(row, pixels + (size_t)y * stride, row_bytes);
-        if (TIFFWriteScanline(tif, row, (uint32_t)y, 0) < 0) {
+        if (tc_tiff.TIFFWriteScanline(tif, row, (uint32_t)y, 0) < 0) {
             status = stream.failed ? TC_NO_MEMORY : TC_CORRUPT;
             goto done;
         }
     }
-    if (!TIFFWriteDirectory(tif)) status = stream.failed ? TC_NO_MEMORY : TC_CORRUPT;
+    if (!tc_tiff.TIFFWriteDirectory(tif)) status = stream.failed ? TC_NO_MEMORY : TC_CORRUPT;
 done:
-    if (tif) TIFFClose(tif);
+    if (tif) tc_tiff.TIFFClose(tif);
     free(row);
     if (status == TC_OK && stream.failed) status = TC_NO_MEMORY;
     if (status != TC_OK) {

@@ -1,10 +1,10 @@
 #include "CWebpGifAvifGlue.h"
+#include "avif_library.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <avif/avif.h>
 
 struct tc_avif_decoder {
     const uint8_t *data;
@@ -16,7 +16,7 @@ struct tc_avif_decoder {
 
 static tc_status fail(tc_avif_decoder *decoder, avifResult result) {
     // libavif's diagnostics say which box or property is wrong; fall back to the result's name.
-    const char *detail = decoder->avif && decoder->avif->diag.error[0] ? decoder->avif->diag.error : avifResultToString(result);
+    const char *detail = decoder->avif && decoder->avif->diag.error[0] ? decoder->avif->diag.error : tc_avif.avifResultToString(result);
     snprintf(decoder->message, sizeof decoder->message, "%s", detail);
     switch (result) {
     case AVIF_RESULT_OUT_OF_MEMORY: return TC_NO_MEMORY;
@@ -31,11 +31,12 @@ static tc_status fail(tc_avif_decoder *decoder, avifResult result) {
 
 tc_avif_decoder *tc_avif_decoder_create(const uint8_t *data, size_t size, uint32_t size_limit,
                                         uint32_t dimension_limit) {
+    if (tc_avif_library_error()) return NULL;
     tc_avif_decoder *decoder = calloc(1, sizeof *decoder);
     if (!decoder) return NULL;
     decoder->data = data;
     decoder->size = size;
-    decoder->avif = avifDecoderCreate();
+    decoder->avif = tc_avif.avifDecoderCreate();
     if (!decoder->avif) {
         free(decoder);
         return NULL;
@@ -55,7 +56,7 @@ tc_avif_decoder *tc_avif_decoder_create(const uint8_t *data, size_t size, uint32
 
 void tc_avif_decoder_destroy(tc_avif_decoder *decoder) {
     if (!decoder) return;
-    avifDecoderDestroy(decoder->avif);
+    tc_avif.avifDecoderDestroy(decoder->avif);
     free(decoder);
 }
 
@@ -64,8 +65,8 @@ const char *tc_avif_message(const tc_avif_decoder *decoder) { return decoder->me
 tc_status tc_avif_read_header(tc_avif_decoder *decoder, tc_avif_header *header) {
     memset(header, 0, sizeof *header);
     avifDecoder *avif = decoder->avif;
-    avifResult result = avifDecoderSetIOMemory(avif, decoder->data, decoder->size);
-    if (result == AVIF_RESULT_OK) result = avifDecoderParse(avif);
+    avifResult result = tc_avif.avifDecoderSetIOMemory(avif, decoder->data, decoder->size);
+    if (result == AVIF_RESULT_OK) result = tc_avif.avifDecoderParse(avif);
     if (result != AVIF_RESULT_OK) return fail(decoder, result);
     decoder->parsed = 1;
     const avifImage *image = avif->image;
@@ -187,8 +188,8 @@ static int is_srgb_like(int primaries, int transfer) {
 static void nclx_to_srgb(const avifImage *image, const uint16_t *in, size_t in_stride, int channels,
                          uint8_t *out, size_t out_stride) {
     float primaries[8], srgb_primaries[8];
-    avifColorPrimariesGetValues(image->colorPrimaries, primaries);
-    avifColorPrimariesGetValues(AVIF_COLOR_PRIMARIES_BT709, srgb_primaries);
+    tc_avif.avifColorPrimariesGetValues(image->colorPrimaries, primaries);
+    tc_avif.avifColorPrimariesGetValues(AVIF_COLOR_PRIMARIES_BT709, srgb_primaries);
     double source[9], target[9], inverse[9], m[9];
     rgb_to_xyz(primaries, source);
     rgb_to_xyz(srgb_primaries, target);
@@ -234,11 +235,11 @@ tc_status tc_avif_decode(tc_avif_decoder *decoder, int channels, int to_srgb, ui
         return TC_CORRUPT;
     }
     avifDecoder *avif = decoder->avif;
-    avifResult result = avifDecoderNextImage(avif);  // the first image; of a sequence, its first frame
+    avifResult result = tc_avif.avifDecoderNextImage(avif);  // the first image; of a sequence, its first frame
     if (result != AVIF_RESULT_OK) return fail(decoder, result);
     const avifImage *image = avif->image;
     avifRGBImage rgb;
-    avifRGBImageSetDefaults(&rgb, image);
+    tc_avif.avifRGBImageSetDefaults(&rgb, image);
     rgb.format = channels == 4 ? AVIF_RGB_FORMAT_RGBA : AVIF_RGB_FORMAT_RGB;
     rgb.alphaPremultiplied = AVIF_FALSE;
     int convert = to_srgb && image->icc.size == 0 && !is_srgb_like(image->colorPrimaries, image->transferCharacteristics);
@@ -246,7 +247,7 @@ tc_status tc_avif_decode(tc_avif_decoder *decoder, int channels, int to_srgb, ui
         rgb.depth = 8;
         rgb.pixels = out;
         rgb.rowBytes = (uint32_t)stride;
-        result = avifImageYUVToRGB(image, &rgb);
+        result = tc_avif.avifImageYUVToRGB(image, &rgb);
         if (result != AVIF_RESULT_OK) return fail(decoder, result);
         return TC_OK;
     }
@@ -254,7 +255,7 @@ tc_status tc_avif_decode(tc_avif_decoder *decoder, int channels, int to_srgb, ui
     rgb.rowBytes = image->width * (uint32_t)channels * 2;
     rgb.pixels = malloc((size_t)rgb.rowBytes * image->height);
     if (!rgb.pixels) return fail(decoder, AVIF_RESULT_OUT_OF_MEMORY);
-    result = avifImageYUVToRGB(image, &rgb);
+    result = tc_avif.avifImageYUVToRGB(image, &rgb);
     if (result == AVIF_RESULT_OK) nclx_to_srgb(image, (const uint16_t *)rgb.pixels, rgb.rowBytes, channels, out, stride);
     free(rgb.pixels);
     return result == AVIF_RESULT_OK ? TC_OK : fail(decoder, result);
@@ -267,9 +268,14 @@ double tc_avif_frame_duration(const tc_avif_decoder *decoder) { return decoder->
 tc_status tc_avif_encode(const uint8_t *pixels, int width, int height, size_t stride, int channels, int monochrome,
                          int quality, int speed, const tc_metadata *metadata, tc_encoded *out) {
     memset(out, 0, sizeof *out);
-    avifImage *image = avifImageCreate((uint32_t)width, (uint32_t)height, 8,
+    const char *unloaded = tc_avif_library_error();
+    if (unloaded) {
+        snprintf(out->message, sizeof out->message, "%s", unloaded);
+        return TC_UNSUPPORTED;
+    }
+    avifImage *image = tc_avif.avifImageCreate((uint32_t)width, (uint32_t)height, 8,
                                        monochrome ? AVIF_PIXEL_FORMAT_YUV400 : AVIF_PIXEL_FORMAT_YUV420);
-    avifEncoder *encoder = avifEncoderCreate();
+    avifEncoder *encoder = tc_avif.avifEncoderCreate();
     avifRWData output = AVIF_DATA_EMPTY;
     tc_status status = TC_OK;
     if (!image || !encoder) {
@@ -282,17 +288,17 @@ tc_status tc_avif_encode(const uint8_t *pixels, int width, int height, size_t st
     image->matrixCoefficients = AVIF_MATRIX_COEFFICIENTS_BT601;
     image->yuvRange = AVIF_RANGE_FULL;
     if (metadata) {
-        if (metadata->exif_size) avifImageSetMetadataExif(image, metadata->exif, metadata->exif_size);
-        if (metadata->xmp_size) avifImageSetMetadataXMP(image, metadata->xmp, metadata->xmp_size);
-        if (metadata->icc_size) avifImageSetProfileICC(image, metadata->icc, metadata->icc_size);
+        if (metadata->exif_size) tc_avif.avifImageSetMetadataExif(image, metadata->exif, metadata->exif_size);
+        if (metadata->xmp_size) tc_avif.avifImageSetMetadataXMP(image, metadata->xmp, metadata->xmp_size);
+        if (metadata->icc_size) tc_avif.avifImageSetProfileICC(image, metadata->icc, metadata->icc_size);
     }
     avifRGBImage rgb;
-    avifRGBImageSetDefaults(&rgb, image);
+    tc_avif.avifRGBImageSetDefaults(&rgb, image);
     rgb.format = channels == 4 ? AVIF_RGB_FORMAT_RGBA : AVIF_RGB_FORMAT_RGB;
     rgb.depth = 8;
     rgb.pixels = (uint8_t *)pixels;
     rgb.rowBytes = (uint32_t)stride;
-    avifResult result = avifImageRGBToYUV(image, &rgb);
+    avifResult result = tc_avif.avifImageRGBToYUV(image, &rgb);
     if (result == AVIF_RESULT_OK) {
         encoder->codecChoice = AVIF_CODEC_CHOICE_AOM;
         encoder->maxThreads = 1;
@@ -305,12 +311,12 @@ tc_status tc_avif_encode(const uint8_t *pixels, int width, int height, size_t st
         encoder->maxQuantizerAlpha = AVIF_QUANTIZER_LOSSLESS;
         char level[8];
         snprintf(level, sizeof level, "%d", quantizer);
-        avifEncoderSetCodecSpecificOption(encoder, "end-usage", "q");
-        avifEncoderSetCodecSpecificOption(encoder, "cq-level", level);
-        result = avifEncoderWrite(encoder, image, &output);
+        tc_avif.avifEncoderSetCodecSpecificOption(encoder, "end-usage", "q");
+        tc_avif.avifEncoderSetCodecSpecificOption(encoder, "cq-level", level);
+        result = tc_avif.avifEncoderWrite(encoder, image, &output);
     }
     if (result != AVIF_RESULT_OK) {
-        snprintf(out->message, sizeof out->message, "%s", encoder->diag.error[0] ? encoder->diag.error : avifResultToString(result));
+        snprintf(out->message, sizeof out->message, "%s", encoder->diag.error[0] ? encoder->diag.error : tc_avif.avifResultToString(result));
         status = result == AVIF_RESULT_OUT_OF_MEMORY ? TC_NO_MEMORY
             : result == AVIF_RESULT_NO_CODEC_AVAILABLE ? TC_UNSUPPORTED : TC_CORRUPT;
         goto done;
@@ -324,8 +330,8 @@ tc_status tc_avif_encode(const uint8_t *pixels, int width, int height, size_t st
     memcpy(out->data, output.data, output.size);
     out->size = output.size;
 done:
-    avifRWDataFree(&output);
-    if (encoder) avifEncoderDestroy(encoder);
-    if (image) avifImageDestroy(image);
+    tc_avif.avifRWDataFree(&output);
+    if (encoder) tc_avif.avifEncoderDestroy(encoder);
+    if (image) tc_avif.avifImageDestroy(image);
     return status;
 }

@@ -115,9 +115,10 @@ public enum ImageFormat: String, Sendable, CaseIterable {
     /// the pixel limit but scaled down to fit it, and it is rasterised at the size the plan needs (imgproxy's rule).
     public var isVector: Bool { self == .svg }
 
-    /// Whether thumbnails can be written in this format. A format is added here when its encoder lands. HEIC and
-    /// JPEG XL are written through libraries opened at first use: a machine without them (or a libheif without its
-    /// x265 plugin) refuses at encode time with what to install (`ImageDecodeError.libraryUnavailable`).
+    /// Whether thumbnails can be written in this format. A format is added here when its encoder lands. HEIC, JPEG
+    /// XL, AVIF and TIFF are written through libraries opened at first use (`CodecLibrary`): a machine without them
+    /// (or a libheif without its x265 plugin) refuses at encode time with what to install
+    /// (`ImageDecodeError.libraryUnavailable`).
     public var isEncodable: Bool {
         switch self {
         case .jpeg, .png, .webp, .gif, .avif, .heic, .jxl, .tiff, .bmp, .ico: true

@@ -21,7 +21,7 @@ struct GetCommand: AsyncParsableCommand {
             unreadable input (not a regular file); 6 over a limit (download size, --max-pixels, decode memory); 7 --offline and not \
             cached; 8 cache directory error (also a non-empty directory that is not a thumbcache cache); 9 source refused (a redirect to a scheme other than http(s)); 64 usage \
             (or a bad URL, port outside 1-65535, a bad --ca-file, an -o extension of a format not written such as .gif); 69 a library the image's format needs is not \
-            installed (HEIC: libheif, JPEG XL: libjxl; the message says what to install); 74 the thumbnail or the report could not be \
+            installed (HEIC, JPEG XL, AVIF, TIFF; the message says what to install); 74 the thumbnail or the report could not be \
             written (full disk, closed pipe). With --stale-if-error, a stale copy served for a failing origin exits 0 \
             with a warning, and so does a thumbnail that could not be cached (full cache disk). With --json, a failure is the object {"error", "message", "exitCode"} where the report \
             would have gone. user:password in a URL is sent as Basic auth to that origin only, and never stored or \

@@ -28,8 +28,8 @@ struct HEICJXLCommandTests {
         #expect(run.status == 0 && info.format == .jxl && info.height == 40 && info.width < 40, "\(run.stderr)")
     }
 
-    /// libheif and libjxl are opened when a file needs them (`CodecLibrary`): a JPEG thumbnail loads neither, a HEIC
-    /// loads libheif and not libjxl, a JPEG XL the reverse (the loader's own record, `LD_DEBUG=files`). With no
+    /// libheif, libjxl, libavif and libtiff are opened when a file needs them (`CodecLibrary`): a JPEG thumbnail loads
+    /// none, a HEIC only libheif, a JPEG XL only libjxl, and so on (the loader's own record, `LD_DEBUG=files`). With no
     /// loadable libheif (a broken libheif.so.1 first on LD_LIBRARY_PATH) a HEIC is refused naming what to install,
     /// `get` exits 69 (EX_UNAVAILABLE), and a JPEG still works.
     @Test func codecLibrariesAreLoadedWhenAFileNeedsThem() throws {
@@ -40,12 +40,15 @@ struct HEICJXLCommandTests {
             let run = try ThumbcacheChild.run(["thumbnail", Fixtures.directory.appendingPathComponent(input).path, "--size", "32",
                                                "-o", output], environment: ["LD_DEBUG": "files"])
             #expect(run.status == 0, "\(input)")
-            let libraries = ["libheif.so.1", "libde265.so.0", "libjxl.so.0.7", "libjxl_threads.so.0.7"]
+            let libraries = ["libheif.so.1", "libde265.so.0", "libjxl.so.0.7", "libjxl_threads.so.0.7", "libavif.so.15",
+                             "libtiff.so.6"]
             return Set(libraries.filter { run.stderr.contains("file=\($0) ") })
         }
         #expect(try loaded("testorig.jpg") == [])
         #expect(try loaded("heic/heif.heif") == ["libheif.so.1", "libde265.so.0"])
         #expect(try loaded("jxl/8-bpp.jxl") == ["libjxl.so.0.7", "libjxl_threads.so.0.7"])
+        #expect(try loaded("avif/icc-444.avif") == ["libavif.so.15"])
+        #expect(try loaded("tiff/alpha-icc.tiff") == ["libtiff.so.6"])
 
         let broken = directory.appendingPathComponent("libs")
         try FileManager.default.createDirectory(at: broken, withIntermediateDirectories: true)

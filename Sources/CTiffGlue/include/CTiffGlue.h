@@ -9,6 +9,10 @@
 #include <stdint.h>
 #include "CJpegPngGlue.h"
 
+/// NULL once libtiff is loaded; else why it could not be, with what to install. Loads it on the first call
+/// (tc_library.h); every other tc_tiff_ call needs it: a create returns NULL, an encode a status.
+const char *tc_tiff_library_error(void);
+
 typedef struct tc_tiff_decoder tc_tiff_decoder;
 
 enum { TC_TIFF_MAX_LEVELS = 16 };

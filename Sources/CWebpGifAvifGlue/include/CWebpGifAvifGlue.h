@@ -143,6 +143,10 @@ int tc_quantize_rgba(const uint8_t *pixels, int width, int height, size_t stride
 
 // MARK: AVIF
 
+/// NULL once libavif is loaded; else why it could not be, with what to install. Loads it on the first call
+/// (tc_library.h); every other tc_avif_ call needs it: a create returns NULL, an encode a status.
+const char *tc_avif_library_error(void);
+
 typedef struct tc_avif_decoder tc_avif_decoder;
 
 typedef struct {

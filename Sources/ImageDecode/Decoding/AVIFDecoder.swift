@@ -19,6 +19,7 @@ final class AVIFDecoder: RowDecoder {
     /// Decodes from `bytes`, which must outlive the decoder. `maxPixels` becomes libavif's image size
     /// limit, so the library refuses a larger image (or grid tile) while parsing.
     init(_ bytes: UnsafeRawBufferPointer, maxPixels: Int) throws(ImageDecodeError) {
+        try CodecLibrary.avif.load()
         let sizeLimit = UInt32(clamping: min(maxPixels, 16384 * 16384))
         guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self),
               let handle = tc_avif_decoder_create(base, bytes.count, sizeLimit, Self.dimensionLimit) else {

@@ -21,6 +21,7 @@ final class TIFFDecoder: RowDecoder {
 
     /// Decodes from `bytes`, which must outlive the decoder. No single libtiff allocation may exceed `memoryLimit`.
     convenience init(_ bytes: UnsafeRawBufferPointer, memoryLimit: Int) throws(ImageDecodeError) {
+        try CodecLibrary.tiff.load()
         let cap = Self.allocationCap(memoryLimit)
         let (handle, header) = try DecoderGlue.open(bytes, empty: tc_tiff_header(),
                                                     create: { tc_tiff_decoder_create($0, $1, cap) },
@@ -32,6 +33,7 @@ final class TIFFDecoder: RowDecoder {
     /// Decodes from `file`, read a strip or tile at a time as decoding proceeds (a TIFF is often stored
     /// uncompressed or nearly so: it is never in memory whole); it must stay open while the decoder lives.
     convenience init(file: UnsafeMutablePointer<FILE>, memoryLimit: Int) throws(ImageDecodeError) {
+        try CodecLibrary.tiff.load()
         guard let handle = tc_tiff_decoder_create_file(file, Self.allocationCap(memoryLimit)) else { throw .outOfMemory }
         var header = tc_tiff_header()
         try DecoderGlue.readHeader(handle, into: &header, read: tc_tiff_read_header, message: tc_tiff_message,

@@ -11,6 +11,7 @@ enum AVIFEncoder {
 
     static func encode(_ image: PixelBuffer, quality: Int, grey: Bool = false,
                        metadata: ImageMetadata = ImageMetadata()) throws(ImageDecodeError) -> Data {
+        try CodecLibrary.avif.load()
         var encoded = tc_encoded()
         // libavif takes RGB(A) rows and codes only their luma for 4:0:0; neutral rows lose nothing by it.
         let status = try metadata.withGlue(grey: grey) { glue in

@@ -8,6 +8,7 @@ import CTiffGlue
 enum TIFFEncoder {
     static func encode(_ image: PixelBuffer, grey: Bool = false, metadata: ImageMetadata = ImageMetadata())
         throws(ImageDecodeError) -> Data {
+        try CodecLibrary.tiff.load()
         // Grey with alpha would need an extra-sample grey layout few readers take: grey is written only without alpha.
         let greyOut = grey && image.channels == 3
         let pixels = greyOut ? image.greyPixels(keepingAlpha: false) : image.pixels
