@@ -14,10 +14,14 @@ final class ServeProcess: @unchecked Sendable {
     init(cacheDirectory: URL? = nil, arguments: [String] = []) throws {
         self.cacheDirectory = cacheDirectory
             ?? FileManager.default.temporaryDirectory.appendingPathComponent("thumbcache-serve-child-\(UUID().uuidString)")
-        // Under the tests' memory cap, as every child; `capped-run -` execs in place, so the pid is serve's.
+        // Under the tests' memory cap, as every child; `capped-run -` execs in place, so the pid is serve's. The request
+        // deadline and the idle and header timeouts are hang guards here, never a verdict. With their defaults (10 s,
+        // 30 s, 10 s), on a machine loaded by two test runs and a sanitizer build, a test about cache keys saw its
+        // first request fail and the next one fetch again: what a 504 at the deadline does (the render nobody waits
+        // for is dropped). No test of this child is about them.
         (process.executableURL, process.arguments) = try CappedProcess.inPlace(Self.executable, [
             "serve", "--port", "0", "--allow-loopback-sources", "--cache-dir", self.cacheDirectory.path,
-            "--shutdown-timeout", "10"] + arguments)
+            "--shutdown-timeout", "10", "--timeout", "600", "--idle-timeout", "600", "--header-timeout", "600"] + arguments)
         process.standardError = errors
         process.standardOutput = FileHandle.nullDevice
         let collected = self.collected
