@@ -116,15 +116,15 @@ import Testing
         await pipeline.close()
         // The download's file (and any half-written value) goes when the last reference to it does, which a busy
         // machine may delay past `close()`: the child below needs that room, so wait for it (a hang guard, not a
-        // verdict: a run beside stress-ng had the child's download fail with ENOSPC).
-        func cacheBytes() -> Int {
-            let files = FileManager.default.enumerator(atPath: cacheDir.path)?.allObjects as? [String] ?? []
-            return files.reduce(0) { total, name in
-                total + ((try? FileManager.default.attributesOfItem(atPath: cacheDir.path + "/" + name)[.size] as? Int) ?? 0)
-            }
+        // verdict: a run beside stress-ng had the child's download fail with ENOSPC). Wait for the file system's free
+        // space, not for the files to vanish: an unlinked file still open keeps its blocks, and a run beside two
+        // test runs found no file left while the room was still taken (the child's download failed again).
+        func freeBytes() -> Int {
+            var space = statvfs()
+            return statvfs(mountPoint.path, &space) == 0 ? Int(space.f_bavail) * Int(space.f_frsize) : 0
         }
         let deadline = ContinuousClock.now + .seconds(600)
-        while cacheBytes() > body.count / 2, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        while freeBytes() < body.count + (16 << 10), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
 
         // The output goes elsewhere: only the cache disk is full.
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("thumbcache-full-\(UUID().uuidString).jpg")
